@@ -1,0 +1,35 @@
+// Bundles the extension (and vscode-languageclient) into dist/extension.js;
+// with --tests, bundles each unit test to dist-test/ for `node --test`.
+const esbuild = require('esbuild');
+const fs = require('fs');
+const path = require('path');
+
+const production = process.argv.includes('--production');
+const tests = process.argv.includes('--tests');
+
+async function main() {
+  if (tests) {
+    const dir = path.join(__dirname, 'extension', 'test');
+    const entryPoints = fs.readdirSync(dir).filter(f => f.endsWith('.test.ts')).map(f => path.join(dir, f));
+    fs.rmSync('dist-test', { recursive: true, force: true });
+    await esbuild.build({
+      entryPoints, bundle: true, platform: 'node', format: 'cjs', target: 'node18',
+      outdir: 'dist-test', sourcemap: 'inline', logLevel: 'warning',
+    });
+    return;
+  }
+  await esbuild.build({
+    entryPoints: ['extension/src/extension.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node18',
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    minify: production,
+    sourcemap: !production,
+    logLevel: 'warning',
+  });
+}
+
+main().catch(e => { console.error(e); process.exit(1); });

@@ -1,0 +1,191 @@
+// Pure text formatting (no vscode import, unit-tested with node --test).
+import type { Message, ProtocolError, SendResult } from './protocol';
+
+const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
+
+export function relativeTime(timestamp: string | number | undefined | null, now: number = Date.now()): string {
+  if (timestamp === undefined || timestamp === null || timestamp === '') return '';
+  const t = typeof timestamp === 'number' ? timestamp : Date.parse(timestamp);
+  if (Number.isNaN(t)) return '';
+  const d = now - t;
+  if (d < 45_000) return 'just now'; // also clock skew into the future
+  if (d < HOUR) return `${Math.max(1, Math.round(d / MIN))}m ago`;
+  if (d < DAY) return `${Math.floor(d / HOUR)}h ago`;
+  if (d < 2 * DAY) return 'yesterday';
+  if (d < 30 * DAY) return `${Math.floor(d / DAY)}d ago`;
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+export function firstLine(text: string | null | undefined, max = 80): string {
+  const line = (text ?? '').split(/\r?\n/).map(l => l.trim()).find(l => l.length > 0) ?? '';
+  return line.length > max ? line.slice(0, max - 1).trimEnd() + '…' : line;
+}
+
+/** The frame's fields: PseudoClaude wraps them as {type, payload}, Claude puts them at top level. */
+export function frameFields(msg: Pick<Message, 'structured' | 'payload'>): Record<string, unknown> {
+  const s = msg.structured;
+  if (!s || typeof s !== 'object') return {};
+  const p = (s as Record<string, unknown>).payload;
+  if (p && typeof p === 'object' && !Array.isArray(p)) return { ...(s as Record<string, unknown>), ...(p as Record<string, unknown>) };
+  return s as Record<string, unknown>;
+}
+
+export function isFrame(msg: Pick<Message, 'structured'>): boolean {
+  return !!msg.structured && typeof msg.structured === 'object';
+}
+
+function str(v: unknown): string | undefined {
+  if (typeof v === 'string' && v.trim()) return v.trim();
+  if (typeof v === 'number') return String(v);
+  return undefined;
+}
+
+function join(head: string, tail: string | undefined): string {
+  return tail ? `${head}: ${tail}` : head;
+}
+
+/** What a structured (protocol) frame is, in words; undefined for plain text messages. */
+export function frameLabel(msg: Pick<Message, 'structured' | 'type' | 'payload'>): string | undefined {
+  if (!isFrame(msg)) return undefined;
+  const f = frameFields(msg);
+  const type = str(f.type) ?? str(msg.type) ?? 'frame';
+  switch (type) {
+    case 'idle_notification': {
+      const reason = str(f.idleReason);
+      const head = reason && reason !== 'available' ? `idle (${reason})` : 'idle';
+      return join(head, str(f.summary) ?? (str(f.completedTaskId) ? `task #${str(f.completedTaskId)} ${str(f.completedStatus) ?? 'done'}` : undefined));
+    }
+    case 'shutdown_request': return join('shutdown request', str(f.reason));
+    case 'shutdown_approved': return 'shutdown approved';
+    case 'shutdown_rejected': return join('shutdown rejected', str(f.reason));
+    case 'shutdown_response': {
+      const ok = f.approved ?? f.approve;
+      return ok === false ? join('shutdown rejected', str(f.reason)) : ok === true ? 'shutdown approved' : 'shutdown response';
+    }
+    case 'plan_approval_request': return join('plan approval request', str(f.planFilePath));
+    case 'plan_approval_response': {
+      const ok = f.approved ?? f.approve;
+      const head = ok === true ? 'plan approved' : ok === false ? 'plan rejected' : 'plan approval response';
+      return join(head, str(f.feedback));
+    }
+    case 'task_assignment': {
+      const id = str(f.taskId);
+      return join(id ? `task assignment #${id}` : 'task assignment', str(f.subject));
+    }
+    case 'task_completed': {
+      const id = str(f.taskId);
+      return join(id ? `task completed #${id}` : 'task completed', str(f.taskSubject));
+    }
+    case 'teammate_terminated': return join('teammate terminated', str(f.message));
+    case 'permission_request': return join('permission request', str(f.tool_name) ?? str(f.description));
+    case 'permission_response': return join('permission response', str(f.subtype));
+    case 'sandbox_permission_request': return 'sandbox permission request';
+    case 'sandbox_permission_response': return 'sandbox permission response';
+    case 'mode_set_request': return join('mode change request', str(f.mode));
+    case 'team_permission_update': return 'team permission update';
+    default: return type.replace(/_/g, ' ');
+  }
+}
+
+/** One line that stands for the message: the frame's meaning, else the summary, else the first line. */
+export function messagePreview(msg: Message, max = 80): string {
+  const frame = frameLabel(msg);
+  if (frame) return firstLine(frame, max);
+  return firstLine(msg.summary, max) || firstLine(msg.text, max) || '(empty)';
+}
+
+export function notificationText(msg: Message): string {
+  return `${msg.from}: ${messagePreview(msg, 120)}`;
+}
+
+export function listNames(names: string[], max = 3): string {
+  const uniq = [...new Set(names)];
+  if (uniq.length <= max) return uniq.join(', ');
+  return `${uniq.slice(0, max).join(', ')} and ${uniq.length - max} more`;
+}
+
+/** Text of one grouped notification for a burst of messages. */
+export function burstText(msgs: Message[]): string {
+  if (msgs.length === 0) return '';
+  if (msgs.length === 1) return notificationText(msgs[0]);
+  return `${msgs.length} new messages from ${listNames(msgs.map(m => m.from))}`;
+}
+
+function errorOf(e: SendResult['error']): string {
+  if (!e) return 'failed';
+  if (typeof e === 'string') return e;
+  return e.code ? `${e.code}: ${e.message}` : e.message;
+}
+
+/** Summary of a send/broadcast; `ok` is false when any recipient failed. */
+export function describeSendResults(results: SendResult[], broadcast: boolean): { ok: boolean; text: string } {
+  const good = results.filter(r => r.ok).map(r => r.recipient);
+  const bad = results.filter(r => !r.ok);
+  if (results.length === 0) return { ok: false, text: 'Nobody to send to: the team has no other members.' };
+  if (bad.length === 0) {
+    return { ok: true, text: broadcast ? `Broadcast delivered to ${good.length} member${good.length === 1 ? '' : 's'}: ${good.join(', ')}` : `Sent to ${good.join(', ')}` };
+  }
+  const failed = bad.map(r => `${r.recipient} (${errorOf(r.error)})`).join(', ');
+  if (good.length === 0) return { ok: false, text: `Not delivered to ${failed}` };
+  return { ok: false, text: `Broadcast reached only ${good.join(', ')}; not delivered to ${failed}` };
+}
+
+/** A JSON-RPC error (vscode-languageclient's ResponseError) or any Error as one readable line. */
+export function errorText(err: unknown): { code?: string; text: string } {
+  const e = err as { message?: string; data?: { code?: string } ; code?: unknown };
+  const code = e && typeof e === 'object' && e.data && typeof e.data.code === 'string' ? e.data.code : undefined;
+  const message = (e && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(err)) || 'unknown error';
+  const hint = code ? ERROR_HINTS[code] : undefined;
+  return { code, text: hint ? `${message} (${hint})` : message };
+}
+
+const ERROR_HINTS: Record<string, string> = {
+  unknown_team: 'no such team',
+  ambiguous_team: 'several teams have that name: use its id',
+  unknown_inbox: 'no such inbox in the team',
+  unknown_recipient: 'no member has that name',
+  corrupt_inbox: 'the inbox file does not parse; open the raw file to fix it',
+  invalid_name: 'names may not contain / \\ .. or NUL',
+  lock_timeout: 'another writer held the inbox lock; try again',
+  too_large: 'messages are limited to 1 MiB',
+  not_owned: "marking another member's inbox read would steal its delivery",
+  invalid_params: 'malformed request',
+};
+
+export function protocolErrorText(e: ProtocolError | null | undefined): string {
+  if (!e) return '';
+  return e.path ? `${e.message} (${e.path})` : e.message;
+}
+
+function fence(text: string, lang = ''): string {
+  let ticks = '```';
+  while (text.includes(ticks)) ticks += '`';
+  return `${ticks}${lang}\n${text}\n${ticks}`;
+}
+
+/** Full message as markdown for the read-only preview. */
+export function renderMessageMarkdown(msg: Message, teamName?: string, now: number = Date.now()): string {
+  const frame = frameLabel(msg);
+  const title = frame ?? (firstLine(msg.summary, 120) || firstLine(msg.text, 120) || '(empty message)');
+  const when = msg.timestamp ? `${msg.timestamp} (${relativeTime(msg.timestamp, now)})` : '';
+  const lines = [
+    `# ${title.replace(/^#+\s*/, '')}`,
+    '',
+    `| | |`,
+    `|---|---|`,
+    `| **From** | ${msg.from} |`,
+    `| **To** | ${msg.to || msg.inbox} |`,
+    `| **Team** | ${teamName ?? msg.team} |`,
+    `| **Sent** | ${when} |`,
+    `| **Status** | ${[msg.read ? 'read' : 'unread', msg.archived ? 'archived' : '', msg.type ? `type \`${msg.type}\`` : ''].filter(Boolean).join(', ')} |`,
+    '',
+  ];
+  if (frame) {
+    lines.push(fence(JSON.stringify(msg.structured, null, 2), 'json'));
+  } else {
+    if (msg.summary) lines.push(`*${msg.summary}*`, '');
+    lines.push(msg.text ?? '');
+  }
+  if (msg.payload && !frame) lines.push('', '**Payload**', '', fence(JSON.stringify(msg.payload, null, 2), 'json'));
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,30 @@
+// Reads the teamInbox.* settings.
+import * as vscode from 'vscode';
+import { DEFAULT_SETTINGS, NotifyLevel, RESTART_KEYS, Settings } from './initOptions';
+
+export const SECTION = 'teamInbox';
+
+export function getSettings(): Settings {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const d = DEFAULT_SETTINGS;
+  const level = c.get<string>('notifications', d.notifications);
+  return {
+    python: c.get<string>('python', d.python) ?? '',
+    roots: c.get<string[]>('roots', d.roots) ?? [],
+    defaultRoots: c.get<boolean>('defaultRoots', d.defaultRoots) ?? true,
+    identity: c.get<string>('identity', d.identity) || 'user',
+    pseudoclaudeIdentity: c.get<string>('pseudoclaudeIdentity', d.pseudoclaudeIdentity) ?? '',
+    notifications: (['off', 'replies', 'messages', 'all'].includes(level ?? '') ? level : 'replies') as NotifyLevel,
+    mutedTeams: c.get<string[]>('mutedTeams', d.mutedTeams) ?? [],
+    historyDays: c.get<number>('historyDays', d.historyDays) ?? 90,
+    historyPath: c.get<string>('historyPath', d.historyPath) ?? '',
+  };
+}
+
+export function needsRestart(e: vscode.ConfigurationChangeEvent): boolean {
+  return RESTART_KEYS.some(k => e.affectsConfiguration(`${SECTION}.${k}`));
+}
+
+export function openPythonSetting(): Thenable<unknown> {
+  return vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.python`);
+}

@@ -1,0 +1,270 @@
+"""The `teaminbox` command."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from . import actions
+from .discovery import Settings, default_roots, describe, find_teams, parse_root
+from .errors import InvalidParams, TeamInboxError
+from .model import FORMATS, Message, Team, converter
+from .store import messages, read
+
+EXIT_ERROR = 1
+EXIT_PARTIAL = 3
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    roots = [] if args.no_default_roots else default_roots()
+    extra = list(args.root or [])
+    env_roots = os.environ.get("TEAMINBOX_ROOTS")
+    if env_roots:
+        extra += [r for r in env_roots.split(os.pathsep) if r]
+    roots += [parse_root(r) for r in extra]
+    settings = Settings(roots=roots)
+    for spec in args.identity or []:
+        fmt, sep, name = spec.partition("=")
+        if sep and fmt in FORMATS:
+            settings.identity[fmt] = name
+        else:
+            settings.identity = {f: spec for f in FORMATS}
+    return settings
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def _text_arg(args: argparse.Namespace) -> str:
+    if args.file:
+        if args.text is not None:
+            raise InvalidParams("give TEXT or --file, not both")
+        with open(args.file, encoding="utf-8") as f:
+            return f.read()
+    if args.text is None:
+        raise InvalidParams("no message text: give TEXT, '-' for stdin, or --file F")
+    if args.text == "-":
+        return sys.stdin.read()
+    return str(args.text)
+
+
+def _first_line(text: str, width: int = 100) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _show_team(team: Team) -> None:
+    unread = sum(m.unread for m in team.members)
+    print(f"{team.id}  ({len(team.members)} inboxes, {unread} unread)  {team.dir}")
+    if team.error:
+        print(f"  ! {team.error.message}")
+    for m in team.members:
+        marks = [k for k, on in (("lead", m.lead), ("yours", m.owned), ("phantom", m.phantom)) if on]
+        tag = f" [{', '.join(marks)}]" if marks else ""
+        label = m.name if m.name == m.inbox else f"{m.name} ({m.inbox})"
+        print(f"  {label:<40} {m.total:>6} total {m.unread:>6} unread{tag}")
+        if m.error:
+            print(f"    ! {m.error.message}")
+
+
+def _show_message(msg: Message) -> None:
+    state = "read" if msg.read else "UNREAD"
+    print(f"{msg.id}  {msg.timestamp}  {msg.from_} -> {msg.to}  ({msg.type}, {state})")
+    if msg.summary:
+        print(f"  summary: {msg.summary}")
+    for line in msg.text.splitlines() or [""]:
+        print(f"  {line}")
+    print()
+
+
+def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
+    teams = [describe(t, settings) for t in find_teams(settings.roots)]
+    if args.json:
+        _print_json({"teams": converter.unstructure(teams)})
+    elif not teams:
+        print("no teams found under: " + ", ".join(r.path for r in settings.roots))
+    for team in teams if not args.json else []:
+        _show_team(team)
+    return 0
+
+
+def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
+    r = actions.team_roster(settings, args.team)
+    member = r.resolve_inbox(args.inbox)
+    fmt = r.team.fmt
+    snap = read(fmt, r.team.inbox_path(member.inbox))
+    msgs = messages(fmt, snap, r.team.id, member.inbox)
+    unread = sum(1 for m in msgs if not m.read)
+    if args.unread:
+        msgs = [m for m in msgs if not m.read]
+    if args.json:
+        _print_json({"messages": converter.unstructure(msgs), "total": len(snap.entries)
+                     - len(snap.problems), "unread": unread})
+        return 0
+    for p in snap.problems:
+        print(f"! {snap.path}: entry {p.index} skipped: {p.reason}", file=sys.stderr)
+    for msg in msgs:
+        _show_message(msg)
+    print(f"{member.inbox}: {len(snap.entries) - len(snap.problems)} messages, {unread} unread")
+    return 0
+
+
+def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
+    if args.json:
+        _print_json({"results": converter.unstructure(results)})
+    failed = [r for r in results if not r.ok]
+    for res in results if not args.json else []:
+        if res.ok:
+            print(f"sent to {res.recipient} ({res.message_id})")
+    for res in failed:
+        print(f"teaminbox: not sent to {res.recipient}: {res.error}", file=sys.stderr)
+    if failed:
+        return EXIT_PARTIAL if len(failed) < len(results) else EXIT_ERROR
+    return 0
+
+
+def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
+    results = actions.send(
+        settings,
+        args.team,
+        args.to,
+        _text_arg(args),
+        summary=args.summary,
+        type=args.type,
+        color=args.color,
+        payload=actions.parse_payload(args.payload),
+        sender=getattr(args, "sender", None),
+    )
+    return _report_send(args, results)
+
+
+def cmd_broadcast(args: argparse.Namespace, settings: Settings) -> int:
+    args.to = "*"
+    return cmd_send(args, settings)
+
+
+def cmd_mark_read(args: argparse.Namespace, settings: Settings) -> int:
+    n = actions.mark_read(
+        settings, args.team, args.inbox, args.ids, all=args.all, deliver=args.deliver
+    )
+    if args.json:
+        _print_json({"marked": n})
+    else:
+        print(f"marked {n} read")
+    return 0
+
+
+def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
+    res = actions.repair(settings, args.team, args.inbox)
+    if args.json:
+        _print_json(converter.unstructure(res))
+    elif res.backup is None:
+        print(f"{res.path}: healthy, {res.kept} entries; nothing to repair")
+    else:
+        print(f"{res.path}: kept {res.kept} entries, dropped {res.dropped};"
+              f" original saved as {res.backup}")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    findings = actions.doctor(settings)
+    if args.json:
+        _print_json({"findings": converter.unstructure(findings)})
+    elif not findings:
+        print("all inboxes healthy")
+    for f in findings if not args.json else []:
+        print(f"{f.kind:<14} {f.path}\n{'':<15}{f.message}")
+    return 1 if any(f.kind == "corrupt" for f in findings) else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="teaminbox",
+        description="Read, send and mark read Claude Code and PseudoClaude team inboxes.",
+    )
+    p.add_argument("--root", action="append", metavar="[FORMAT=]PATH",
+                   help="an extra teams folder (repeatable); FORMAT is claude or pseudoclaude")
+    p.add_argument("--no-default-roots", action="store_true",
+                   help="skip ~/.claude/teams and ~/.PseudoClaude/teams")
+    p.add_argument("--identity", action="append", metavar="[FORMAT=]NAME",
+                   help="who you are (default: user for Claude, the lead for PseudoClaude)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, help: str, json: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help)
+        if json:
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
+        return sp
+
+    add("teams", "list teams, members and unread counts").set_defaults(func=cmd_teams)
+
+    sp = add("read", "print an inbox's messages, oldest first")
+    sp.add_argument("team")
+    sp.add_argument("inbox", help="inbox name, member name or agent id")
+    sp.add_argument("--unread", action="store_true", help="only unread messages")
+    sp.set_defaults(func=cmd_read)
+
+    for name, helptext in (("send", "send a message to a member (or * for everyone)"),
+                           ("broadcast", "send a message to every member but you")):
+        sp = add(name, helptext)
+        sp.add_argument("team")
+        if name == "send":
+            sp.add_argument("to", help="member name, agent id, or * / broadcast")
+        sp.add_argument("text", nargs="?", help="message text; - reads it from stdin")
+        sp.add_argument("--file", help="read the message text from a file")
+        sp.add_argument("--summary")
+        sp.add_argument("--type", help="message type (default: plain text)")
+        sp.add_argument("--payload", help="JSON object: structured fields for --type")
+        sp.add_argument("--color")
+        sp.add_argument("--from", dest="sender", help="send as NAME instead of your identity")
+        sp.set_defaults(func=cmd_send if name == "send" else cmd_broadcast)
+
+    sp = add("mark-read", "set read: true on messages (deletes nothing)")
+    sp.add_argument("team")
+    sp.add_argument("inbox")
+    sp.add_argument("ids", nargs="*", help="message ids (see `read --json`)")
+    sp.add_argument("--all", action="store_true", help="every unread message")
+    sp.add_argument("--deliver", action="store_true",
+                    help="allow marking another agent's inbox (steals its delivery)")
+    sp.set_defaults(func=cmd_mark_read)
+
+    sp = add("repair", "salvage the valid entries of a corrupt inbox (original kept)")
+    sp.add_argument("team")
+    sp.add_argument("inbox")
+    sp.set_defaults(func=cmd_repair)
+
+    add("doctor", "report stale locks, corrupt files, phantom inboxes, temp files").set_defaults(
+        func=cmd_doctor
+    )
+    _add_more(sub)
+    return p
+
+
+def _add_more(sub: Any) -> None:
+    """Commands whose modules pull in heavier dependencies, imported on use."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = _settings(args)
+        code: int = args.func(args, settings)
+        return code
+    except TeamInboxError as err:
+        print(f"teaminbox: {err.message}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as err:
+        print(f"teaminbox: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
