@@ -158,29 +158,47 @@ def doctor(settings: Settings) -> list[Finding]:
     now = time.time()
     for team in find_teams(settings.roots):
         if team.config_error:
-            out.append(Finding("config", team.config_error.path or team.path,
-                               team.config_error.message))
+            out.append(
+                Finding("config", team.config_error.path or team.path, team.config_error.message)
+            )
         out.extend(_scan_folder(team, now))
         r = roster(team, settings)
         for m in r.members:
             path = team.inbox_path(m.inbox)
             if m.phantom:
-                out.append(Finding("phantom", path, f"{team.id}: inbox {m.inbox!r} belongs to no"
-                                   " member in config.json; nobody reads it"))
+                out.append(
+                    Finding(
+                        "phantom",
+                        path,
+                        f"{team.id}: inbox {m.inbox!r} belongs to no"
+                        " member in config.json; nobody reads it",
+                    )
+                )
             if not os.path.exists(path):
                 continue
             try:
                 snap = read(team.fmt, path)
             except CorruptInbox as err:
-                out.append(Finding("corrupt", path, f"{err.message}; run `teaminbox repair"
-                                   f" {team.id} {m.inbox}`"))
+                out.append(
+                    Finding(
+                        "corrupt",
+                        path,
+                        f"{err.message}; run `teaminbox repair {team.id} {m.inbox}`",
+                    )
+                )
                 continue
             for p in snap.problems:
                 out.append(Finding("invalid_entry", path, f"entry {p.index}: {p.reason}"))
             size = len(snap.data or b"")
             if len(snap.entries) > BIG_INBOX_ENTRIES or size > BIG_INBOX_BYTES:
-                out.append(Finding("big", path, f"{len(snap.entries)} entries, {size} bytes:"
-                                   " agents' own writers give up on big inboxes"))
+                out.append(
+                    Finding(
+                        "big",
+                        path,
+                        f"{len(snap.entries)} entries, {size} bytes:"
+                        " agents' own writers give up on big inboxes",
+                    )
+                )
     return out
 
 
@@ -197,16 +215,26 @@ def _scan_folder(team: TeamDir, now: float) -> list[Finding]:
         except FileNotFoundError:
             continue
         if name.endswith(".json.lock") and age > STALE_SECONDS:
-            out.append(Finding("stale_lock", path, f"lock untouched for {age:.0f} s;"
-                               " the next writer reclaims it"))
+            out.append(
+                Finding(
+                    "stale_lock",
+                    path,
+                    f"lock untouched for {age:.0f} s; the next writer reclaims it",
+                )
+            )
         is_temp = (
             name.endswith(TEMP_SUFFIX)
             or (name.startswith(".tmp-") and name.endswith(".json"))
             or ".json.tmp." in name
         )
         if is_temp and age > LEFTOVER_SECONDS:
-            out.append(Finding("leftover_temp", path, f"temp file left by a crashed writer"
-                               f" {age:.0f} s ago; safe to delete"))
+            out.append(
+                Finding(
+                    "leftover_temp",
+                    path,
+                    f"temp file left by a crashed writer {age:.0f} s ago; safe to delete",
+                )
+            )
     return out
 
 

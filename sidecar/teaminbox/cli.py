@@ -65,7 +65,8 @@ def _show_team(team: Team) -> None:
     if team.error:
         print(f"  ! {team.error.message}")
     for m in team.members:
-        marks = [k for k, on in (("lead", m.lead), ("yours", m.owned), ("phantom", m.phantom)) if on]
+        flags = (("lead", m.lead), ("yours", m.owned), ("phantom", m.phantom))
+        marks = [k for k, on in flags if on]
         tag = f" [{', '.join(marks)}]" if marks else ""
         label = m.name if m.name == m.inbox else f"{m.name} ({m.inbox})"
         print(f"  {label:<40} {m.total:>6} total {m.unread:>6} unread{tag}")
@@ -104,8 +105,13 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
     if args.unread:
         msgs = [m for m in msgs if not m.read]
     if args.json:
-        _print_json({"messages": converter.unstructure(msgs), "total": len(snap.entries)
-                     - len(snap.problems), "unread": unread})
+        _print_json(
+            {
+                "messages": converter.unstructure(msgs),
+                "total": len(snap.entries) - len(snap.problems),
+                "unread": unread,
+            }
+        )
         return 0
     for p in snap.problems:
         print(f"! {snap.path}: entry {p.index} skipped: {p.reason}", file=sys.stderr)
@@ -167,8 +173,10 @@ def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
     elif res.backup is None:
         print(f"{res.path}: healthy, {res.kept} entries; nothing to repair")
     else:
-        print(f"{res.path}: kept {res.kept} entries, dropped {res.dropped};"
-              f" original saved as {res.backup}")
+        print(
+            f"{res.path}: kept {res.kept} entries, dropped {res.dropped};"
+            f" original saved as {res.backup}"
+        )
     return 0
 
 
@@ -188,12 +196,23 @@ def build_parser() -> argparse.ArgumentParser:
         prog="teaminbox",
         description="Read, send and mark read Claude Code and PseudoClaude team inboxes.",
     )
-    p.add_argument("--root", action="append", metavar="[FORMAT=]PATH",
-                   help="an extra teams folder (repeatable); FORMAT is claude or pseudoclaude")
-    p.add_argument("--no-default-roots", action="store_true",
-                   help="skip ~/.claude/teams and ~/.PseudoClaude/teams")
-    p.add_argument("--identity", action="append", metavar="[FORMAT=]NAME",
-                   help="who you are (default: user for Claude, the lead for PseudoClaude)")
+    p.add_argument(
+        "--root",
+        action="append",
+        metavar="[FORMAT=]PATH",
+        help="an extra teams folder (repeatable); FORMAT is claude or pseudoclaude",
+    )
+    p.add_argument(
+        "--no-default-roots",
+        action="store_true",
+        help="skip ~/.claude/teams and ~/.PseudoClaude/teams",
+    )
+    p.add_argument(
+        "--identity",
+        action="append",
+        metavar="[FORMAT=]NAME",
+        help="who you are (default: user for Claude, the lead for PseudoClaude)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help: str, json: bool = True) -> argparse.ArgumentParser:
@@ -210,8 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--unread", action="store_true", help="only unread messages")
     sp.set_defaults(func=cmd_read)
 
-    for name, helptext in (("send", "send a message to a member (or * for everyone)"),
-                           ("broadcast", "send a message to every member but you")):
+    for name, helptext in (
+        ("send", "send a message to a member (or * for everyone)"),
+        ("broadcast", "send a message to every member but you"),
+    ):
         sp = add(name, helptext)
         sp.add_argument("team")
         if name == "send":
@@ -230,8 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("inbox")
     sp.add_argument("ids", nargs="*", help="message ids (see `read --json`)")
     sp.add_argument("--all", action="store_true", help="every unread message")
-    sp.add_argument("--deliver", action="store_true",
-                    help="allow marking another agent's inbox (steals its delivery)")
+    sp.add_argument(
+        "--deliver",
+        action="store_true",
+        help="allow marking another agent's inbox (steals its delivery)",
+    )
     sp.set_defaults(func=cmd_mark_read)
 
     sp = add("repair", "salvage the valid entries of a corrupt inbox (original kept)")

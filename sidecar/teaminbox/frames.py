@@ -37,18 +37,14 @@ def shutdown_response(request_id: str, approve: bool, reason: str | None = None)
     return Frame("shutdown_response", fields)
 
 
-def plan_approval_response(
-    request_id: str, approved: bool, feedback: str | None = None
-) -> Frame:
+def plan_approval_response(request_id: str, approved: bool, feedback: str | None = None) -> Frame:
     fields: dict[str, Any] = {"requestId": request_id, "approved": approved}
     if feedback:
         fields["feedback"] = feedback
     return Frame("plan_approval_response", fields)
 
 
-def task_assignment(
-    task_id: str, subject: str, description: str, assigned_by: str
-) -> Frame:
+def task_assignment(task_id: str, subject: str, description: str, assigned_by: str) -> Frame:
     return Frame(
         "task_assignment",
         {

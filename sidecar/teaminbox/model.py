@@ -94,7 +94,6 @@ def camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter(omit_if_default=False)
 

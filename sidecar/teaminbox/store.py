@@ -79,9 +79,7 @@ def messages(fmt: InboxFormat, snap: Snapshot, team: str, inbox: str) -> list[Me
     """The valid entries as normalized messages, oldest first."""
     bad = {p.index for p in snap.problems}
     return [
-        fmt.message(entry, i, team, inbox)
-        for i, entry in enumerate(snap.entries)
-        if i not in bad
+        fmt.message(entry, i, team, inbox) for i, entry in enumerate(snap.entries) if i not in bad
     ]
 
 

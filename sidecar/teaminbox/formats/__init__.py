@@ -40,9 +40,7 @@ def loads(data: bytes, path: str) -> Any:
         try:
             return json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
         except UnicodeDecodeError as err:
-            raise CorruptInbox(
-                f"{path}: not UTF-8 at byte {err.start}", path=path
-            ) from err
+            raise CorruptInbox(f"{path}: not UTF-8 at byte {err.start}", path=path) from err
         except json.JSONDecodeError as err:
             raise CorruptInbox(
                 f"{path}: invalid JSON at line {err.lineno} column {err.colno}"

@@ -38,9 +38,15 @@ KNOWN_FRAMES = frozenset(
 )
 # Frames whose schema carries no `from` of its own.
 _NO_FROM = frozenset(
-    {"plan_approval_response", "task_assignment", "teammate_terminated",
-     "permission_request", "permission_response", "sandbox_permission_request",
-     "sandbox_permission_response"}
+    {
+        "plan_approval_response",
+        "task_assignment",
+        "teammate_terminated",
+        "permission_request",
+        "permission_response",
+        "sandbox_permission_request",
+        "sandbox_permission_response",
+    }
 )
 COLORS = ("blue", "green", "red", "yellow", "purple", "cyan", "orange", "pink")
 
@@ -135,8 +141,7 @@ class ClaudeFormat:
         head = data[: end - 1].rstrip()
         sep = b"\n" if head.endswith(b"[") else b",\n"
         body = b",\n".join(
-            b"\n".join(b"  " + line for line in dumps_indented(e).split(b"\n"))
-            for e in new_entries
+            b"\n".join(b"  " + line for line in dumps_indented(e).split(b"\n")) for e in new_entries
         )
         return head + sep + body + b"\n]"
 
