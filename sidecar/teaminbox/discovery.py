@@ -276,8 +276,8 @@ def roster(team: TeamDir, settings: Settings) -> Roster:
             team.format == "claude" and stem == CLAUDE_USER_INBOX
         )
         members.append(Member(name=stem, inbox=stem, phantom=phantom))
-    for m in members:
-        m.owned = m.inbox == own_inbox
+    for member in members:
+        member.owned = member.inbox == own_inbox
     return Roster(team, lead, identity, own_inbox, members)
 
 
