@@ -36,7 +36,7 @@ async function fromPythonExtension(log: vscode.LogOutputChannel): Promise<string
     const envs = api?.environments;
     if (envs?.getActiveEnvironmentPath) {
       const active = envs.getActiveEnvironmentPath(resource);
-      const env = await withTimeout(envs.resolveEnvironment(active), 10_000);
+      const env: any = await withTimeout<any>(envs.resolveEnvironment(active), 10_000);
       const exe: string | undefined = env?.executable?.uri?.fsPath ?? active?.path;
       if (exe) return exe;
     }

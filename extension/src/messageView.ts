@@ -1,0 +1,48 @@
+// Shows one message in full: a read-only virtual markdown document, opened in the markdown preview.
+import * as vscode from 'vscode';
+import type { InboxStore } from './store';
+import type { Message } from './protocol';
+import { renderMessageMarkdown } from './format';
+
+export const MESSAGE_SCHEME = 'teaminbox-msg';
+
+export function messageUri(m: Pick<Message, 'team' | 'inbox' | 'id'>): vscode.Uri {
+  const seg = (s: string) => encodeURIComponent(s);
+  return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${seg(m.team)}/${seg(m.inbox)}/${seg(m.id)}.md` });
+}
+
+export function parseMessageUri(uri: vscode.Uri): { team: string; inbox: string; id: string } | undefined {
+  const parts = uri.path.replace(/^\//, '').replace(/\.md$/, '').split('/');
+  if (parts.length !== 3) return undefined;
+  const [team, inbox, id] = parts.map(decodeURIComponent);
+  return { team, inbox, id };
+}
+
+export class MessageContentProvider implements vscode.TextDocumentContentProvider {
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+  constructor(private readonly store: InboxStore) {}
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const key = parseMessageUri(uri);
+    const msg = key && this.store.message(key.team, key.inbox, key.id);
+    if (!msg) return '# Message not found\n\nIt may have been removed; refresh the Team Inbox view.\n';
+    return renderMessageMarkdown(msg, this.store.team(msg.team)?.name);
+  }
+
+  update(uri: vscode.Uri): void { this.emitter.fire(uri); }
+  dispose(): void { this.emitter.dispose(); }
+}
+
+/** Opens the markdown preview of a message; falls back to the plain read-only document. */
+export async function showMessage(m: Message, provider: MessageContentProvider): Promise<vscode.Uri> {
+  const uri = messageUri(m);
+  provider.update(uri);
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+  } catch {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+  return uri;
+}
