@@ -1,0 +1,28 @@
+import type { Member, Message, Team } from '../src/protocol';
+
+export function msg(over: Partial<Message> = {}): Message {
+  return {
+    id: 'm1', team: 'claude:alpha', inbox: 'user', format: 'claude', from: 'researcher', to: 'user',
+    type: 'message', text: 'Found the bug in auth.ts\nDetails follow', summary: null, color: 'blue',
+    timestamp: '2026-02-09T17:12:32.316Z', read: false, payload: null, structured: null, raw: {},
+    archived: false, seen: false, ...over,
+  };
+}
+
+export function member(over: Partial<Member> = {}): Member {
+  return { name: 'researcher', agentId: 'researcher@alpha', inbox: 'researcher', agentType: 'general-purpose', color: 'blue',
+    isActive: true, lead: false, total: 2, unread: 1, owned: false, phantom: false, ...over };
+}
+
+export function team(over: Partial<Team> = {}): Team {
+  return {
+    id: 'claude:alpha', format: 'claude', name: 'alpha', dir: '/h/.claude/teams/alpha', root: '/h/.claude/teams',
+    description: 'Alpha team', lead: 'team-lead', identity: 'user', ownInbox: 'user',
+    members: [
+      member({ name: 'team-lead', agentId: 'team-lead@alpha', inbox: 'team-lead', lead: true, color: null, unread: 0, total: 1 }),
+      member(),
+      member({ name: 'user', agentId: 'user', inbox: 'user', owned: true, unread: 2, total: 3, color: null }),
+    ],
+    ...over,
+  };
+}

@@ -1,0 +1,98 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applyDidChange, isMuted, memberRow, messageRow, sortMembers, sortTeams, teamRow, totalUnread, findTeam, memberThemeColor } from '../src/treeModel';
+import { toInitOptions, DEFAULT_SETTINGS } from '../src/initOptions';
+import { isSupported, parsePythonVersion } from '../src/pythonVersion';
+import { member, msg, team } from './fixtures';
+
+const NOW = Date.parse('2026-02-09T18:00:00Z');
+
+test('team row: format tag, unread, error', () => {
+  const r = teamRow(team());
+  assert.equal(r.label, 'alpha');
+  assert.equal(r.description, 'Claude · 2 unread');
+  assert.equal(r.icon, 'organization');
+  const bad = teamRow(team({ format: 'pseudoclaude', error: { code: 'corrupt_config', message: 'config.json: bad JSON' } }));
+  assert.equal(bad.icon, 'error');
+  assert.match(bad.description, /^PseudoClaude · 2 unread · error: config\.json: bad JSON$/);
+  assert.match(bad.tooltip, /corrupt_config/);
+  assert.equal(bad.contextValue, 'team.error');
+});
+
+test('members: own inbox first, then lead, phantoms last', () => {
+  const ms = sortMembers([member({ name: 'zed', phantom: true }), member({ name: 'b' }), member({ name: 'lead', lead: true }), member({ name: 'user', owned: true })]);
+  assert.deepEqual(ms.map(m => m.name), ['user', 'lead', 'b', 'zed']);
+  assert.deepEqual(sortTeams([team({ name: 'b' }), team({ name: 'a' })]).map(t => t.name), ['a', 'b']);
+});
+
+test('member row: color icon, unread in description, marks', () => {
+  const t = team();
+  const r = memberRow(t, member());
+  assert.equal(r.description, '1 unread');
+  assert.equal(r.color, 'terminal.ansiBlue');
+  assert.equal(r.icon, 'person');
+  assert.equal(r.contextValue, 'inbox.unread');
+  const own = memberRow(t, member({ name: 'user', owned: true, unread: 0, total: 3, color: null }));
+  assert.equal(own.description, '3 · you');
+  assert.equal(own.icon, 'inbox');
+  assert.equal(own.contextValue, 'inbox.owned');
+  const ph = memberRow(t, member({ name: 'ghost', phantom: true, unread: 0, total: 0 }));
+  assert.equal(ph.description, 'empty · phantom');
+  assert.equal(ph.icon, 'question');
+  assert.equal(memberRow(t, member({ lead: true, unread: 0, total: 1 })).icon, 'star-full');
+  assert.equal(memberThemeColor('PURPLE'), 'terminal.ansiMagenta');
+  assert.equal(memberThemeColor('teal'), undefined);
+});
+
+test('message rows: unread distinct, frames named, archived dimmed', () => {
+  const unread = messageRow(msg({ summary: 'Bug found', timestamp: '2026-02-09T17:55:00Z' }), NOW);
+  assert.equal(unread.label, 'researcher');
+  assert.equal(unread.description, 'Bug found · 5m ago');
+  assert.equal(unread.icon, 'mail');
+  assert.equal(unread.state, 'unread');
+  assert.equal(unread.contextValue, 'message.unread');
+  const read = messageRow(msg({ seen: true, read: true }), NOW);
+  assert.equal(read.icon, 'mail-read');
+  assert.equal(read.state, 'read');
+  const idle = messageRow(msg({ seen: true, type: 'idle_notification', structured: { type: 'idle_notification', idleReason: 'available' } }), NOW);
+  assert.equal(idle.icon, 'debug-pause');
+  assert.match(idle.description, /^idle · /);
+  const task = messageRow(msg({ type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'S' } }), NOW);
+  assert.equal(task.icon, 'tasklist');
+  const arch = messageRow(msg({ archived: true, seen: false }), NOW);
+  assert.equal(arch.state, 'archived');
+  assert.equal(arch.icon, 'archive');
+  assert.equal(arch.color, 'disabledForeground');
+  assert.match(arch.description, /archived$/);
+  assert.equal(arch.contextValue, 'message.archived');
+});
+
+test('unread totals and didChange', () => {
+  const teams = [team(), team({ id: 'pseudoclaude:beta', name: 'beta', members: [member({ owned: true, unread: 4, inbox: 'lead-beta' })] })];
+  assert.equal(totalUnread(teams), 6);
+  assert.equal(applyDidChange(teams, { team: 'claude:alpha', inbox: 'user', added: [], removed: [], total: 5, unread: 0 }), true);
+  assert.equal(totalUnread(teams), 4);
+  assert.equal(applyDidChange(teams, { team: 'claude:alpha', inbox: 'nobody', added: [], removed: [], total: 1, unread: 1 }), false);
+  assert.equal(findTeam(teams, 'beta')?.id, 'pseudoclaude:beta');
+  assert.equal(findTeam(teams, 'claude:alpha')?.name, 'alpha');
+  assert.equal(isMuted(teams, 'pseudoclaude:beta', ['beta']), true);
+  assert.equal(isMuted(teams, 'claude:alpha', ['pseudoclaude:beta']), false);
+  assert.equal(isMuted(teams, 'claude:alpha', ['claude:alpha']), true);
+});
+
+test('settings to initializationOptions', () => {
+  assert.deepEqual(toInitOptions(DEFAULT_SETTINGS), { roots: [], defaultRoots: true, identity: { claude: 'user' }, historyDays: 90, notify: 'replies' });
+  const o = toInitOptions({ ...DEFAULT_SETTINGS, roots: [' /x ', ''], identity: 'me', pseudoclaudeIdentity: 'boss', notifications: 'off', historyDays: 7.5, historyPath: '/h.db' });
+  assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'replies', historyPath: '/h.db' });
+  assert.equal(toInitOptions({ ...DEFAULT_SETTINGS, notifications: 'all' }).notify, 'all');
+});
+
+test('python version parsing', () => {
+  assert.deepEqual(parsePythonVersion('3.11.7\n'), [3, 11, 7]);
+  assert.deepEqual(parsePythonVersion('Python 3.9'), [3, 9, 0]);
+  assert.equal(parsePythonVersion('nope'), undefined);
+  assert.equal(isSupported([3, 10, 0]), true);
+  assert.equal(isSupported([3, 9, 18]), false);
+  assert.equal(isSupported([4, 0, 0]), true);
+  assert.equal(isSupported(undefined), false);
+});
