@@ -1,6 +1,6 @@
 // Starts, stops and restarts the Python sidecar through vscode-languageclient (stdio).
 import * as vscode from 'vscode';
-import { LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind } from 'vscode-languageclient/node';
+import { LanguageClient, LanguageClientOptions, ServerOptions, State } from 'vscode-languageclient/node';
 import { bundledLibs, checkPython, findPython, PythonError, sidecarEnv } from './python';
 import { getSettings, openPythonSetting } from './settings';
 import { toInitOptions } from './initOptions';
@@ -70,7 +70,7 @@ export class Sidecar implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: python.command,
       args: ['-m', 'teaminbox', 'serve'],
-      transport: TransportKind.stdio,
+      // no `transport`: TransportKind.stdio would append a --stdio argument; pipes are stdio anyway
       options: { env: sidecarEnv(libs) },
     };
     const initializationOptions = toInitOptions(settings);

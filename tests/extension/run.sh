@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# End-to-end test of the Team Inbox extension in real VS Code (code-server 4.139.1) driven by
+# Debian chromium + playwright-core. Installs what it needs into ${TEAMINBOX_CACHE:-~/.cache/teaminbox}
+# (cold ~3-4 min, warm seconds), builds the .vsix, writes fixture teams into a scratch HOME,
+# starts code-server once, then runs the UI test and the extension-host suite (e2e.js, node:test).
+# Screenshots and logs land in tests/extension/artifacts/.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+PORT=${TI_PORT:-18097}
+START=$(date +%s)
+
+source "$HERE/setup.sh"
+source "$HERE/serve-ui.sh"
+echo "[run] tools ready after $(( $(date +%s) - START ))s" >&2
+
+cd "$REPO"
+if [ -x "$REPO/.venv/bin/python" ]; then export PYTHON="$REPO/.venv/bin/python"; fi
+bash "$HERE/build-vsix.sh"
+echo "[run] vsix built after $(( $(date +%s) - START ))s" >&2
+
+# unit tests of the pure TypeScript modules (fast; same node:test output)
+node esbuild.js --tests && node --test dist-test/
+
+WORK=$(mktemp -d /tmp/teaminbox-e2e.XXXXXX)
+ARTIFACTS="$HERE/artifacts"; rm -rf "$ARTIFACTS"; mkdir -p "$ARTIFACTS"
+cleanup() {
+  local rc=$?
+  if [ -n "${TI_CS_PID:-}" ]; then kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true; fi
+  cp "$WORK/home/.code-server/code-server.log" "$ARTIFACTS/" 2>/dev/null || true
+  find "$WORK/home/.code-server/user/logs" -name 'Team Inbox.log' -exec sh -c 'i=0; for f; do i=$((i+1)); cp "$f" "$0/team-inbox-$i.log"; done' "$ARTIFACTS" {} + 2>/dev/null || true
+  [ -n "${KEEP:-}" ] || rm -rf "$WORK"
+  echo "[run] done in $(( $(date +%s) - START ))s (rc=$rc)" >&2
+}
+trap cleanup EXIT
+node "$HERE/fixtures.js" "$WORK/home"
+# a real interpreter path: pyenv shims break under a scratch HOME; proves bundled/libs are enough
+PY=$(python3 -c 'import sys; print(sys.executable)')
+ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$REPO/dist/team-inbox.vsix" "$PY" 0
+echo "[run] code-server up after $(( $(date +%s) - START ))s" >&2
+
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_REPO="$REPO" TI_ARTIFACTS="$ARTIFACTS" \
+  node --test --test-reporter=tap "$HERE/e2e.js"
