@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -126,6 +127,57 @@ def mark_read(
         return n or None
 
     return rewrite(fmt, r.team.inbox_path(member.inbox), change, timeout=timeout) or 0
+
+
+@attrs.define
+class CompactResult:
+    team: str
+    inbox: str
+    removed: int
+    kept: int
+
+
+def compact(
+    settings: Settings,
+    team: str,
+    inbox: str | None,
+    archived_ids: Callable[[str, str], set[str]],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> CompactResult:
+    """Prune the read entries of the person's own inbox that the history already holds.
+
+    Big inboxes make the agents' own writers give up, so keeping this one small
+    protects everyone. Only Claude inboxes: PseudoClaude identifies entries by
+    index, and pruning would shift what its runner marks read.
+    """
+    r = team_roster(settings, team)
+    member = r.resolve_inbox(inbox or r.own_inbox or "")
+    if not member.owned:
+        raise NotOwned(f"{member.inbox} is {member.name}'s inbox; only your own is compacted")
+    if r.team.format != "claude":
+        raise InvalidParams(
+            "PseudoClaude inboxes are not compacted: entries are identified by index"
+        )
+    fmt = r.team.fmt
+    keep = archived_ids(r.team.id, member.inbox)
+
+    def change(snap: Snapshot) -> tuple[int, int] | None:
+        bad = {p.index for p in snap.problems}
+        kept = [
+            e
+            for i, e in enumerate(snap.entries)
+            if i in bad or e.get("read") is not True or fmt.entry_id(e, i) not in keep
+        ]
+        removed = len(snap.entries) - len(kept)
+        snap.entries[:] = kept
+        return (removed, len(kept)) if removed else None
+
+    done = rewrite(fmt, r.team.inbox_path(member.inbox), change, timeout=timeout)
+    removed, kept = done if done else (0, -1)
+    if kept < 0:
+        kept = len(read(fmt, r.team.inbox_path(member.inbox)).entries)
+    return CompactResult(r.team.id, member.inbox, removed, kept)
 
 
 @attrs.define

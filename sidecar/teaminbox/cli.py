@@ -272,6 +272,45 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_more(sub: Any) -> None:
     """Commands whose modules pull in heavier dependencies, imported on use."""
+    sp = sub.add_parser("serve", help="run the JSON-RPC sidecar over stdio")
+    sp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    sp.set_defaults(func=cmd_serve)
+
+    sp = sub.add_parser("compact", help="archive and prune the read entries of your own inbox")
+    sp.add_argument("team")
+    sp.add_argument("inbox", nargs="?", help="default: your own inbox")
+    sp.add_argument("--history", help="history database (default: in the user data folder)")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_compact)
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from .server import serve
+
+    serve(args.tcp)
+    return 0
+
+
+def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
+    from .history import History
+    from .store import messages as to_messages
+
+    history = History(args.history)
+    r = actions.team_roster(settings, args.team)
+    member = r.resolve_inbox(args.inbox or r.own_inbox or "")
+    snap = read(r.team.fmt, r.team.inbox_path(member.inbox))
+    current = to_messages(r.team.fmt, snap, r.team.id, member.inbox)
+    history.record(r.team.id, member.inbox, current, [])
+    res = actions.compact(settings, args.team, member.inbox, history.known_ids)
+    history.record(r.team.id, member.inbox, [], [])
+    if args.json:
+        _print_json(converter.unstructure(res))
+    else:
+        print(
+            f"{res.team} {res.inbox}: archived and pruned {res.removed} read entries,"
+            f" {res.kept} left"
+        )
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
