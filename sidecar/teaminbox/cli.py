@@ -276,12 +276,37 @@ def _add_more(sub: Any) -> None:
     sp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     sp.set_defaults(func=cmd_serve)
 
+    sp = sub.add_parser("demo", help="create demo teams, or run simulated teammates")
+    sp.add_argument("action", choices=["init", "teammates"])
+    sp.add_argument("--home", help="scratch folder (default: /tmp/teaminbox-demo)")
+    sp.add_argument("--duration", type=float, help="seconds to run the teammates")
+    sp.set_defaults(func=cmd_demo)
+
     sp = sub.add_parser("compact", help="archive and prune the read entries of your own inbox")
     sp.add_argument("team")
     sp.add_argument("inbox", nargs="?", help="default: your own inbox")
     sp.add_argument("--history", help="history database (default: in the user data folder)")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_compact)
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from . import demo
+
+    home = Path(args.home) if args.home else demo.default_home()
+    if args.action == "init":
+        demo.init(home)
+        print(f"demo teams in {home}: claude:{demo.CLAUDE_TEAM}, pseudoclaude:{demo.PC_TEAM}")
+        print(
+            f"  roots: --root claude={home}/.claude/teams"
+            f" --root pseudoclaude={home}/.PseudoClaude/teams"
+        )
+    else:
+        print(f"simulated teammates answering in {home} (Ctrl-C stops)", flush=True)
+        demo.simulate(home, duration=args.duration)
+    return 0
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,0 +1,207 @@
+"""A demo: two teams (one per format) in a scratch folder, and simulated teammates.
+
+The teammates behave as the real runners do: they poll their own inbox,
+consume unread messages (marking them read), and answer into the person's
+inbox under the proper lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from . import actions
+from .discovery import Root, Settings
+from .formats.claude import now_iso
+from .formats.pseudoclaude import now_rfc3339_nano
+from .store import append, ensure_claude_inbox, messages, read
+
+CLAUDE_TEAM = "demo-team"
+PC_TEAM = "demo-pc"
+TEAMMATES = {CLAUDE_TEAM: ["researcher", "tester"], PC_TEAM: ["coder"]}
+
+
+def _write(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.write_text(json.dumps(value, indent=2))
+
+
+def roots(home: Path) -> list[Root]:
+    return [
+        Root(str(home / ".claude" / "teams"), "claude"),
+        Root(str(home / ".PseudoClaude" / "teams"), "pseudoclaude"),
+    ]
+
+
+def init(home: Path) -> None:
+    """Create the demo teams under `home` (kept if already there)."""
+    team = home / ".claude" / "teams" / CLAUDE_TEAM
+    _write(
+        team / "config.json",
+        {
+            "name": CLAUDE_TEAM,
+            "description": "Demo: fix the login bug",
+            "createdAt": int(time.time() * 1000),
+            "leadAgentId": f"team-lead@{CLAUDE_TEAM}",
+            "leadSessionId": "demo-session",
+            "members": [
+                {
+                    "agentId": f"team-lead@{CLAUDE_TEAM}",
+                    "name": "team-lead",
+                    "agentType": "team-lead",
+                    "model": "demo",
+                    "tmuxPaneId": "",
+                    "cwd": str(home),
+                },
+                {
+                    "agentId": f"researcher@{CLAUDE_TEAM}",
+                    "name": "researcher",
+                    "agentType": "general-purpose",
+                    "model": "demo",
+                    "color": "blue",
+                    "tmuxPaneId": "in-process",
+                    "cwd": str(home),
+                    "isActive": True,
+                },
+                {
+                    "agentId": f"tester@{CLAUDE_TEAM}",
+                    "name": "tester",
+                    "agentType": "general-purpose",
+                    "model": "demo",
+                    "color": "green",
+                    "tmuxPaneId": "in-process",
+                    "cwd": str(home),
+                    "isActive": False,
+                },
+            ],
+        },
+    )
+    idle = {
+        "type": "idle_notification",
+        "from": "tester",
+        "timestamp": now_iso(),
+        "idleReason": "available",
+    }
+    _write(
+        team / "inboxes" / "user.json",
+        [
+            {
+                "from": "researcher",
+                "text": "Found the bug: the session cookie is never refreshed in auth.ts.",
+                "summary": "Bug found in auth.ts",
+                "timestamp": now_iso(),
+                "color": "blue",
+                "read": False,
+            },
+            {
+                "from": "tester",
+                "text": json.dumps(idle),
+                "timestamp": now_iso(),
+                "color": "green",
+                "read": False,
+            },
+        ],
+    )
+    _write(team / "inboxes" / "researcher.json", [])
+    _write(team / "inboxes" / "tester.json", [])
+    _write(team / "inboxes" / "team-lead.json", [])
+    pc = home / ".PseudoClaude" / "teams" / PC_TEAM
+    _write(
+        pc / "config.json",
+        {
+            "name": PC_TEAM,
+            "sanitized_name": PC_TEAM,
+            "description": "Demo: a Go team",
+            "project_root": str(home),
+            "lead_agent_id": f"lead-{PC_TEAM}",
+            "backend": "in-process",
+            "created_at": now_rfc3339_nano(),
+            "members": [
+                {"name": "lead", "agent_id": f"lead-{PC_TEAM}", "agent_type": "lead"},
+                {
+                    "name": "coder",
+                    "agent_id": f"team-{PC_TEAM}-coder-1",
+                    "agent_type": "coder",
+                    "backend_type": "in-process",
+                    "is_active": True,
+                },
+            ],
+        },
+    )
+    _write(
+        pc / "inboxes" / f"lead-{PC_TEAM}.json",
+        {
+            "messages": [
+                {
+                    "from": "coder",
+                    "to": f"lead-{PC_TEAM}",
+                    "type": "text",
+                    "summary": "jwt.ts written",
+                    "content": "src/auth/jwt.ts is written and its tests pass.",
+                    "timestamp": now_rfc3339_nano(),
+                    "read": False,
+                }
+            ]
+        },
+    )
+    _write(pc / "inboxes" / f"team-{PC_TEAM}-coder-1.json", {"messages": []})
+
+
+def answer_once(home: Path) -> int:
+    """Each teammate consumes its unread messages and replies to each. Returns replies sent."""
+    sent = 0
+    for team, names in TEAMMATES.items():
+        for name in names:
+            settings = Settings(roots=roots(home))
+            r = actions.team_roster(settings, team)
+            member = r.resolve_inbox(name)
+            snap = read(r.team.fmt, r.team.inbox_path(member.inbox))
+            unread = [
+                m
+                for m in messages(r.team.fmt, snap, r.team.id, member.inbox)
+                if not m.read and m.structured is None
+            ]
+            if not unread:
+                continue
+            actions.mark_read(settings, team, member.inbox, [m.id for m in unread], deliver=True)
+            as_me = Settings(roots=roots(home), identity={"claude": name, "pseudoclaude": name})
+            to = "user" if r.team.format == "claude" else "lead"
+            for m in unread:
+                first = (m.text.strip().splitlines() or [""])[0][:80]
+                _reply(
+                    as_me,
+                    team,
+                    to,
+                    f'On it: "{first}". Done, tests pass.',
+                    summary=f"Re: {m.summary or first[:40]}",
+                )
+                sent += 1
+    return sent
+
+
+def _reply(settings: Settings, team: str, to: str, text: str, summary: str) -> None:
+    r = actions.team_roster(settings, team)
+    fmt = r.team.fmt
+    target = next(m for m in r.members if to in (m.name, m.inbox))
+    path = r.team.inbox_path(target.inbox)
+    if fmt.name == "claude":
+        ensure_claude_inbox(path)
+    entry = fmt.new_entry(
+        sender=r.identity, recipient=target.agent_id or target.inbox, text=text, summary=summary
+    )
+    append(fmt, path, [entry])
+
+
+def simulate(home: Path, interval: float = 0.5, duration: float | None = None) -> None:
+    """Poll like the real agents do (every 0.5-1 s) until stopped."""
+    end = None if duration is None else time.monotonic() + duration
+    while end is None or time.monotonic() < end:
+        answer_once(home)
+        time.sleep(interval)
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("TEAMINBOX_DEMO_HOME", "/tmp/teaminbox-demo"))
