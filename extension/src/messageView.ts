@@ -2,20 +2,21 @@
 import * as vscode from 'vscode';
 import type { InboxStore } from './store';
 import type { Message } from './protocol';
-import { renderMessageMarkdown } from './format';
+import { messagePreview, renderMessageMarkdown } from './format';
 
 export const MESSAGE_SCHEME = 'teaminbox-msg';
 
-export function messageUri(m: Pick<Message, 'team' | 'inbox' | 'id'>): vscode.Uri {
-  const seg = (s: string) => encodeURIComponent(s);
-  return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${seg(m.team)}/${seg(m.inbox)}/${seg(m.id)}.md` });
+/** The path's last segment is the tab title ("researcher - Bug found.md"); the key is in the query. */
+export function messageUri(m: Message): vscode.Uri {
+  const title = `${m.from} - ${messagePreview(m, 40)}`.replace(/[\/\\:*?"<>|#%]+/g, ' ').trim();
+  const query = new URLSearchParams({ team: m.team, inbox: m.inbox, id: m.id }).toString();
+  return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${title}.md`, query });
 }
 
 export function parseMessageUri(uri: vscode.Uri): { team: string; inbox: string; id: string } | undefined {
-  const parts = uri.path.replace(/^\//, '').replace(/\.md$/, '').split('/');
-  if (parts.length !== 3) return undefined;
-  const [team, inbox, id] = parts.map(decodeURIComponent);
-  return { team, inbox, id };
+  const q = new URLSearchParams(uri.query);
+  const team = q.get('team'), inbox = q.get('inbox'), id = q.get('id');
+  return team && inbox && id ? { team, inbox, id } : undefined;
 }
 
 export class MessageContentProvider implements vscode.TextDocumentContentProvider {

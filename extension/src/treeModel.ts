@@ -83,7 +83,7 @@ export function memberRow(team: Team, m: Member): Row {
   if (m.lead) marks.push('lead');
   if (m.phantom) marks.push('phantom');
   if (m.isActive === false) marks.push('inactive');
-  const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total}` : 'empty';
+  const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total} message${m.total === 1 ? '' : 's'}` : 'empty';
   const desc = [counts, ...marks];
   if (m.error) desc.push(`error: ${firstLine(m.error.message, 50)}`);
   const tip = [

@@ -33,7 +33,7 @@ test('member row: color icon, unread in description, marks', () => {
   assert.equal(r.icon, 'person');
   assert.equal(r.contextValue, 'inbox.unread');
   const own = memberRow(t, member({ name: 'user', owned: true, unread: 0, total: 3, color: null }));
-  assert.equal(own.description, '3 · you');
+  assert.equal(own.description, '3 messages · you');
   assert.equal(own.icon, 'inbox');
   assert.equal(own.contextValue, 'inbox.owned');
   const ph = memberRow(t, member({ name: 'ghost', phantom: true, unread: 0, total: 0 }));

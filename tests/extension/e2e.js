@@ -42,7 +42,9 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
     const view = page.locator('[id="workbench.view.extension.teamInbox"]');
     const rows = view.locator('.monaco-list-row');
-    const texts = async () => (await rows.allInnerTexts()).map(t => t.replace(/\s+/g, ' ').trim());
+    // "label description" per row (innerText runs them together)
+    const texts = async () => rows.evaluateAll(els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
+      .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim()));
     // own inboxes start expanded, so their messages show without clicking
     await poll('tree rows', async () => (await texts()).some(t => t.includes('Bug found')), 60000).catch(async e => { await shot('sidebar-fail.png'); throw e; });
     let rowTexts = await texts();
@@ -53,8 +55,8 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     assert.match(row('user') ?? '', /^user 2 unread · you/);
     assert.match(row('lead') ?? '', /^lead 1 unread · you · lead/);
     assert.ok(rowTexts.some(t => /^researcher 1 unread/.test(t)), 'researcher inbox with 1 unread');
-    assert.ok(rowTexts.some(t => /^team-lead 1 · lead/.test(t)), 'team-lead inbox');
-    assert.ok(rowTexts.some(t => /^coder 1/.test(t)), 'coder inbox');
+    assert.ok(rowTexts.some(t => /^team-lead 1 message · lead/.test(t)), 'team-lead inbox');
+    assert.ok(rowTexts.some(t => /^coder 1 message/.test(t)), 'coder inbox');
     assert.ok(rowTexts.some(t => /^researcher Bug found · 20m ago/.test(t)), 'unread message row');
     assert.ok(rowTexts.some(t => /^team-lead Plan ready · 1h ago/.test(t)), 'read message row');
     assert.ok(rowTexts.some(t => /^coder JWT done/.test(t)), 'PseudoClaude message row');

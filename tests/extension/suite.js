@@ -127,8 +127,7 @@ async function run() {
     assert.ok(target, 'an unread message');
     const r = await cmd('openMessage', { team: 'claude:alpha', inbox: 'user', id: target.id });
     assert.ok(r && r.uri.startsWith('teaminbox-msg:'), JSON.stringify(r));
-    const doc = vscode.workspace.textDocuments.find(d => d.uri.toString() === r.uri);
-    assert.ok(doc, 'virtual document opened');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
     assert.ok(doc.getText().includes(target.text), 'full text in the document');
     assert.strictEqual(r.marked, 1);
     assert.strictEqual(readInbox(path.join(ALPHA, 'user.json')).find(m => m.text === target.text).read, true);
