@@ -285,6 +285,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
   });
 
   const refresh = guard('refresh', async () => {
+    if (sidecar.state === 'failed') await sidecar.restart(); // e.g. after installing Python
     const teams = await store.refresh();
     return { teams: teams.map(t => ({ id: t.id, members: t.members.length, unread: t.members.reduce((n, m) => n + m.unread, 0) })) };
   });

@@ -52,7 +52,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<TeamIn
     store.onDidChangeUnread(n => status.setCount(n)),
     sidecar.onDidChangeState(s => {
       status.setState(s);
-      if (s === 'running') { store.reset(); void store.getTeams().then(() => provider.clearError(), () => undefined); }
+      if (s === 'running') store.reset(); // re-read everything from the (new) sidecar
+      else if (s === 'failed') provider.refreshSoon();
     }),
     vscode.workspace.onDidChangeConfiguration(e => {
       if (needsRestart(e)) { log.info('Settings changed: restarting the sidecar'); void sidecar.restart(); }

@@ -51,6 +51,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<Node>, vscode.
       if (!node) {
         const teams = await this.store.getTeams();
         this.loadError = undefined;
+        if (this.view) this.view.message = undefined;
         return sortTeams(teams).map((team): TeamNode => ({ kind: 'team', key: teamKey(team), team }));
       }
       if (node.kind === 'team') {
@@ -75,7 +76,6 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<Node>, vscode.
   private async emitError(): Promise<void> {
     if (this.view) this.view.message = this.loadError ? `Cannot read the inboxes: ${this.loadError}` : undefined;
   }
-  clearError(): void { if (this.view && !this.loadError) this.view.message = undefined; }
 
   getParent(node: Node): Node | undefined {
     if (node.kind === 'team') return undefined;
@@ -113,7 +113,7 @@ function toItem(node: Node, row: Row, state: vscode.TreeItemCollapsibleState): v
 
 export function createInboxView(store: InboxStore): { provider: InboxTreeProvider; view: vscode.TreeView<Node>; disposables: vscode.Disposable[] } {
   const provider = new InboxTreeProvider(store);
-  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true });
   provider.attach(view);
   const setBadge = (n: number) => { view.badge = n > 0 ? { value: n, tooltip: `${n} unread message${n === 1 ? '' : 's'}` } : undefined; };
   const disposables: vscode.Disposable[] = [

@@ -27,9 +27,20 @@ function appendClaude(file, entries) {
   });
 }
 
+/** Rewrites the whole array under the lock (as Claude Code does when it prunes delivered entries). */
+function rewriteClaude(file, fn) {
+  return withLock(file, () => {
+    const list = fn(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(list, null, 2));
+    fs.renameSync(tmp, file);
+    return list.length;
+  });
+}
+
 function readInbox(file) {
   const data = JSON.parse(fs.readFileSync(file, 'utf8'));
   return Array.isArray(data) ? data : data.messages;
 }
 
-module.exports = { appendClaude, readInbox };
+module.exports = { appendClaude, rewriteClaude, readInbox };

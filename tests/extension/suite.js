@@ -4,7 +4,7 @@ const vscode = require('vscode');
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { appendClaude, readInbox } = require('./inboxWrite');
+const { appendClaude, rewriteClaude, readInbox } = require('./inboxWrite');
 const { CODER } = require('./fixtures');
 
 const HOME = process.env.HOME;
@@ -90,7 +90,7 @@ async function run() {
   });
 
   let userMsgs;
-  await test('tree data: messages of the own inbox, newest first, with archived flag', async () => {
+  await test('tree data lists the own inbox newest first with the archived flag', async () => {
     userMsgs = await api.store.getMessages('claude:alpha', 'user', true);
     assert.ok(userMsgs.length >= 3, `got ${userMsgs.length}`);
     const times = userMsgs.map(m => Date.parse(m.timestamp));
@@ -195,11 +195,48 @@ async function run() {
     await poll('alpha unread 0', () => api.store.team('claude:alpha').members.find(m => m.owned).unread === 0);
   });
 
+  await test('reply answers the sender of a message', async () => {
+    const msgs = await api.store.getMessages('claude:alpha', 'user', true);
+    const from = msgs.find(m => m.from === 'team-lead' && !m.structured);
+    assert.ok(from, 'a message from team-lead');
+    const r = await cmd('reply', { message: from, text: 'Plan approved, go ahead.' });
+    assert.deepStrictEqual(r.results.map(x => [x.recipient, x.ok]), [['team-lead', true]], JSON.stringify(r));
+    const entry = readInbox(path.join(ALPHA, 'team-lead.json')).find(m => m.text === 'Plan approved, go ahead.');
+    assert.ok(entry && entry.from === 'user');
+  });
+
+  await test('messages pruned from the file stay visible as archived history', async () => {
+    const file = path.join(ALPHA, 'user.json');
+    rewriteClaude(file, list => list.filter(m => m.summary !== 'Plan ready'));
+    const archived = await poll('archived Plan ready', async () => {
+      const msgs = await api.store.getMessages('claude:alpha', 'user', true);
+      return msgs.find(m => m.summary === 'Plan ready' && m.archived);
+    }, 15000);
+    assert.strictEqual(archived.from, 'team-lead');
+    assert.ok(!readInbox(file).some(m => m.summary === 'Plan ready'));
+  });
+
   await test('restart brings the sidecar back', async () => {
     const r = await cmd('restart');
     assert.strictEqual(r.state, 'running', JSON.stringify(r));
     const teams = await cmd('refresh');
     assert.strictEqual(teams.teams.length, 2);
+  });
+
+  await test('a missing Python gives one clear error, and fixing the setting recovers', async () => {
+    const cfg = () => vscode.workspace.getConfiguration('teamInbox');
+    const orig = cfg().inspect('python').globalValue;
+    await cfg().update('python', '/nonexistent/python3', vscode.ConfigurationTarget.Global);
+    try {
+      await poll('sidecar failed', () => api.sidecar.state === 'failed', 20000);
+      assert.match(api.sidecar.error, /needs Python 3\.10 or newer, but "\/nonexistent\/python3" \(from the teamInbox\.python setting\) could not be run/);
+      const r = await cmd('refresh');
+      assert.ok(r.teams, 'refresh still answers from the cache');
+    } finally {
+      await cfg().update('python', orig, vscode.ConfigurationTarget.Global);
+    }
+    await poll('sidecar running again', () => api.sidecar.state === 'running', 30000);
+    assert.strictEqual((await cmd('refresh')).teams.length, 2);
   });
 
   await test('all commands are registered', async () => {
