@@ -11,5 +11,38 @@ cp -r pyproject.toml sidecar "$SRC"/
 [ -f README.md ] && cp README.md "$SRC"/ || echo "# teaminbox" > "$SRC/README.md"
 find "$SRC/sidecar" \( -name '__pycache__' -o -name '*.egg-info' \) -prune -exec rm -rf {} +
 rm -rf bundled/libs
-"$PY" -m pip install --quiet --disable-pip-version-check --no-compile -t bundled/libs "$SRC"
+# the versions CI tests (requirements.lock), not whatever is newest today
+CONSTRAINTS=(); [ -f requirements.lock ] && CONSTRAINTS=(-c requirements.lock)
+"$PY" -m pip install --quiet --disable-pip-version-check --no-compile -t bundled/libs "${CONSTRAINTS[@]}" "$SRC"
+# backports that pip skips when the packaging Python is 3.11+ but a 3.10 user needs (cattrs)
+"$PY" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps -t bundled/libs exceptiongroup
 rm -rf bundled/libs/bin
+
+# Native extensions are built for one CPython minor version. Add the other versions' builds of the
+# same release next to it (Python loads the .so whose ABI tag matches), so the .vsix works with any
+# Python 3.10+, not only the one that packaged it. Best effort: a missing wheel only warns.
+for pkg in orjson; do
+  info=$(ls -d bundled/libs/"$pkg"-*.dist-info 2>/dev/null | head -1) || true
+  [ -n "$info" ] || continue
+  ver=${info##*/"$pkg"-}; ver=${ver%.dist-info}
+  arch=$(uname -m)
+  for minor in 10 11 12 13 14; do
+    ls bundled/libs/"$pkg"/*.cpython-3"$minor"-* >/dev/null 2>&1 && continue
+    tmp=$(mktemp -d)
+    if "$PY" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --python-version "3.$minor" --implementation cp --abi "cp3$minor" \
+        --platform "manylinux_2_17_$arch" --platform "manylinux2014_$arch" -d "$tmp" "$pkg==$ver" 2>/dev/null; then
+      "$PY" - "$tmp" bundled/libs <<'PY'
+import pathlib, sys, zipfile
+for whl in pathlib.Path(sys.argv[1]).glob("*.whl"):
+    with zipfile.ZipFile(whl) as z:
+        for n in z.namelist():
+            if n.endswith(".so") and "/" in n and not n.split("/")[0].endswith((".dist-info", ".libs")):
+                z.extract(n, sys.argv[2])
+PY
+    else
+      echo "bundle-python: no $pkg $ver wheel for CPython 3.$minor ($arch); skipped" >&2
+    fi
+    rm -rf "$tmp"
+  done
+done
