@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import shutil
+import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from teaminbox.server import plain_converter
@@ -103,3 +111,192 @@ async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> A
 
 
 SERVER = [sys.executable, "-m", "teaminbox", "serve"]
+
+
+# --- shared by the e2e suites below (test_methods, test_notifications, test_robustness) ---
+
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_DIR = REPO / "bench" / "node_server"
+NODE_WRITER = NODE_DIR / "claude_writer.js"
+NOTIFICATIONS = (
+    "teamInbox/didChange",
+    "teamInbox/teamsChanged",
+    "teamInbox/unread",
+    "teamInbox/replied",
+)
+WAIT = 10.0  # seconds before a missing notification fails the test (never hangs)
+
+
+class Recorder:
+    """Every teamInbox/* notification, in order; wait for one AFTER a mark.
+
+    Unlike `wait_for_notification_async` this cannot miss a notification that
+    arrives before the wait starts: take `mark()` before the action, then
+    `await wait(method, pred, since=mark)`.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, Any, float]] = []
+
+    def install(self, client: LanguageClient) -> None:
+        for method in NOTIFICATIONS:
+
+            def on(ls: Any, params: Any, method: str = method) -> None:
+                self.items.append((method, params, time.monotonic()))
+
+            client.feature(method)(on)
+
+    def mark(self) -> int:
+        return len(self.items)
+
+    def since(self, method: str, mark: int = 0) -> list[Any]:
+        return [p for m, p, _ in self.items[mark:] if m == method]
+
+    async def wait(
+        self,
+        method: str,
+        pred: Callable[[Any], bool] = lambda p: True,
+        since: int = 0,
+        timeout: float = WAIT,
+    ) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            for m, p, _ in self.items[since:]:
+                if m == method and pred(p):
+                    return p
+            if time.monotonic() > deadline:
+                seen = [(m, p) for m, p, _ in self.items[since:]]
+                raise AssertionError(f"no {method} matching within {timeout} s; got {seen!r}")
+            await asyncio.sleep(0.01)
+
+    async def quiet(self, seconds: float) -> None:
+        """Let notifications in flight arrive (for asserting that one does NOT come)."""
+        await asyncio.sleep(seconds)
+
+
+def make_recording_client() -> LanguageClient:
+    client = make_client()
+    rec = Recorder()
+    rec.install(client)
+    client.rec = rec  # type: ignore[attr-defined]
+    return client
+
+
+def rec(client: LanguageClient) -> Recorder:
+    return client.rec  # type: ignore[attr-defined,no-any-return]
+
+
+async def start_server(home: Path, **extra: Any) -> LanguageClient:
+    """A server started by hand (for restarts); stop it with stop_server."""
+    client = make_recording_client()
+    await client.start_io(*SERVER)
+    await start(client, options(home, **extra))
+    return client
+
+
+async def stop_server(client: LanguageClient) -> None:
+    await asyncio.wait_for(client.shutdown_session(), 15)
+    await asyncio.wait_for(client.stop(), 15)
+
+
+async def call_error(client: LanguageClient, method: str, params: Any) -> JsonRpcException:
+    """The JSON-RPC error a call answers with (fails if it succeeds)."""
+    try:
+        result = await asyncio.wait_for(call(client, method, params), WAIT)
+    except JsonRpcException as err:
+        return err
+    raise AssertionError(f"{method} {params!r} succeeded: {result!r}")
+
+
+def error_code(err: JsonRpcException) -> str | None:
+    data = err.data
+    if isinstance(data, dict):
+        return data.get("code")
+    return getattr(data, "code", None)
+
+
+def entry(sender: str, text: str, ts: str, **extra: Any) -> dict[str, Any]:
+    """A Claude inbox entry as Claude Code writes it."""
+    return {"from": sender, "text": text, "timestamp": ts, "read": False, **extra}
+
+
+def claude_inbox(home: Path, team: str, inbox: str) -> Path:
+    return home / ".claude" / "teams" / team / "inboxes" / f"{inbox}.json"
+
+
+def cli(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """This project's CLI (`python -m teaminbox`) against the scratch roots."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "teaminbox",
+            "--no-default-roots",
+            "--root",
+            f"claude={home / '.claude' / 'teams'}",
+            "--root",
+            f"pseudoclaude={home / '.PseudoClaude' / 'teams'}",
+            *args,
+        ],
+        check=check,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+def py_append(path: Path, entries: list[dict[str, Any]], fmt: str = "claude") -> None:
+    """This project's writer (`teaminbox.store.append`) in another process."""
+    code = (
+        "import json, sys; from teaminbox.formats import get; from teaminbox.store import append;"
+        " append(get(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]))"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, fmt, str(path), json.dumps(entries)],
+        check=True,
+        timeout=30,
+    )
+
+
+def ensure_node_modules() -> None:
+    if not (NODE_DIR / "node_modules" / "proper-lockfile").is_dir():
+        npm = shutil.which("npm")
+        assert npm, "npm is needed for the Node writer (bench/node_server)"
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300
+        )
+
+
+def node(*args: str) -> dict[str, Any]:
+    """Claude Code's writer: proper-lockfile with its exact options, stringify, tmp + rename."""
+    ensure_node_modules()
+    out = subprocess.run(
+        ["node", str(NODE_WRITER), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def node_append(path: Path, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    return node("append", str(path), json.dumps(entries))
+
+
+def node_prune(path: Path, texts: list[str] | None = None) -> dict[str, Any]:
+    return node("prune", str(path), *([json.dumps(texts)] if texts is not None else []))
+
+
+def server_env() -> dict[str, str]:
+    return dict(os.environ)
+
+
+# Test modules import this fixture by name. (No conftest.py here: tests/conftest.py is
+# imported as `conftest` by the unit tests, and a second one would shadow it.)
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, client_factory=make_recording_client),
+)
+async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
+    yield lsp_client
