@@ -183,7 +183,6 @@ export function renderMessageMarkdown(msg: Message, teamName?: string, now: numb
   if (frame) {
     lines.push(fence(JSON.stringify(msg.structured, null, 2), 'json'));
   } else {
-    if (msg.summary) lines.push(`*${msg.summary}*`, '');
     lines.push(msg.text ?? '');
   }
   if (msg.payload && !frame) lines.push('', '**Payload**', '', fence(JSON.stringify(msg.payload, null, 2), 'json'));
