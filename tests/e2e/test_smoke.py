@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_session import call, client, make_home, options, start  # noqa: F401
+from lsp_session import call, client, make_home, options, start
 from pytest_lsp import LanguageClient
 
 
