@@ -14,7 +14,13 @@ import attrs
 import orjson
 
 from .discovery import Roster, Settings, TeamDir, find_teams, resolve_team, roster
-from .errors import CorruptInbox, InvalidParams, NotOwned, TeamInboxError, check_name
+from .errors import (
+    CorruptInbox,
+    InvalidParams,
+    NotOwned,
+    TeamInboxError,
+    check_name,
+)
 from .formats.claude import COLORS
 from .locks import DEFAULT_TIMEOUT, STALE_SECONDS
 from .model import SendResult
@@ -66,6 +72,8 @@ def send(
     sender = check_name(sender or r.identity, "sender")
     fmt = r.team.fmt
     broadcast = to in ("*", "broadcast")
+    if broadcast:
+        recipients = [m for m in recipients if sender not in (m.name, m.agent_id)]
     results: list[SendResult] = []
     for m in recipients:
         entry = fmt.new_entry(
@@ -77,8 +85,8 @@ def send(
             color=color,
             payload=payload,
         )
-        path = r.team.inbox_path(m.inbox)
         try:
+            path = r.team.inbox_path(m.inbox)
             if fmt.name == "claude":
                 ensure_claude_inbox(path)
             index = append(fmt, path, [entry], timeout=timeout)
@@ -89,6 +97,12 @@ def send(
             results.append(SendResult(m.name, False, inbox=m.inbox, error=str(err), code=code))
             continue
         results.append(SendResult(m.name, True, fmt.entry_id(entry, index), m.inbox))
+    if broadcast:  # members whose names cannot be paths: say so, don't drop them silently
+        results += [
+            SendResult(m.name, False, error=m.error.message, code=m.error.code)
+            for m in r.skipped
+            if m.error
+        ]
     return results
 
 
@@ -215,6 +229,7 @@ def doctor(settings: Settings) -> list[Finding]:
             )
         out.extend(_scan_folder(team, now))
         r = roster(team, settings)
+        out.extend(Finding("bad_name", team.path, m.error.message) for m in r.skipped if m.error)
         for m in r.members:
             path = team.inbox_path(m.inbox)
             if m.phantom:

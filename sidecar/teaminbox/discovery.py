@@ -18,6 +18,7 @@ import orjson
 from .errors import (
     AmbiguousTeam,
     CorruptInbox,
+    InvalidName,
     TeamInboxError,
     UnknownInbox,
     UnknownRecipient,
@@ -188,6 +189,7 @@ class Roster:
     identity: str
     own_inbox: str | None
     members: list[Member]
+    skipped: list[Member] = attrs.Factory(list)  # members whose names are unsafe as paths
 
     def member(self, inbox: str) -> Member | None:
         return next((m for m in self.members if m.inbox == inbox), None)
@@ -276,9 +278,16 @@ def roster(team: TeamDir, settings: Settings) -> Roster:
             team.format == "claude" and stem == CLAUDE_USER_INBOX
         )
         members.append(Member(name=stem, inbox=stem, phantom=phantom))
+    safe, skipped = [], []
     for member in members:
         member.owned = member.inbox == own_inbox
-    return Roster(team, lead, identity, own_inbox, members)
+        try:
+            check_name(member.inbox, "inbox name")
+            safe.append(member)
+        except InvalidName as err:
+            member.error = Problem(err.code, f"{team.id}: member skipped: {err.message}")
+            skipped.append(member)
+    return Roster(team, lead, identity, own_inbox, safe, skipped)
 
 
 def _str(value: Any) -> str | None:
@@ -327,5 +336,5 @@ def describe(team: TeamDir, settings: Settings, counts: bool = True) -> Team:
         own_inbox=r.own_inbox,
         description=description if isinstance(description, str) else None,
         members=r.members,
-        error=team.config_error,
+        error=team.config_error or (r.skipped[0].error if r.skipped else None),
     )
