@@ -196,7 +196,7 @@ async def start_server(home: Path, **extra: Any) -> LanguageClient:
 
 
 async def stop_server(client: LanguageClient) -> None:
-    await asyncio.wait_for(client.shutdown_session(), 15)
+    await finish(client)
     await asyncio.wait_for(client.stop(), 15)
 
 
@@ -300,3 +300,22 @@ def server_env() -> dict[str, str]:
 )
 async def client(lsp_client: LanguageClient) -> AsyncIterator[LanguageClient]:
     yield lsp_client
+    await finish(lsp_client)
+
+
+async def finish(client: LanguageClient) -> None:
+    """shutdown + exit; the server must then end (pytest-lsp's stop() waits for it)."""
+    server = client._server
+    try:
+        await asyncio.wait_for(client.shutdown_session(), 15)
+    finally:
+        if server is not None and server.returncode is None:
+            # No session (or a broken one): close its stdin, then make sure it ends.
+            if server.stdin is not None:
+                server.stdin.close()
+            try:
+                await asyncio.wait_for(server.wait(), 5)
+            except asyncio.TimeoutError:
+                server.kill()
+                await server.wait()
+                raise AssertionError("the server did not exit after its stdin closed") from None
