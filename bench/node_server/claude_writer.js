@@ -16,12 +16,14 @@
 //       (used by the benchmark to keep node start-up out of the timing).
 
 const fs = require('fs');
+const path = require('path');
 const readline = require('readline');
 const lockfile = require('proper-lockfile');
 
 const LOCK_OPTIONS = { retries: { retries: 10, minTimeout: 5, maxTimeout: 100 } };
 
 function ensureInbox(inbox) {
+  fs.mkdirSync(path.dirname(inbox), { recursive: true });
   try {
     fs.writeFileSync(inbox, '[]', { flag: 'wx' });
   } catch (err) {
