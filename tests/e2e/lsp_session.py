@@ -104,6 +104,9 @@ async def start(client: LanguageClient, init: dict[str, Any]) -> None:
     await client.initialize_session(
         types.InitializeParams(capabilities=types.ClientCapabilities(), initialization_options=init)
     )
+    # The first scan runs after `initialized`; any request waits for it. Without this, a
+    # file written right after start may be taken in as the baseline (no notifications).
+    await asyncio.wait_for(call(client, "teamInbox/teams", {}), WAIT)
 
 
 async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
