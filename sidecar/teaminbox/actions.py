@@ -147,6 +147,7 @@ def mark_read(
 class CompactResult:
     team: str
     inbox: str
+    archived: int  # read entries the history holds: the ones pruned
     removed: int
     kept: int
 
@@ -191,7 +192,7 @@ def compact(
     removed, kept = done if done else (0, -1)
     if kept < 0:
         kept = len(read(fmt, r.team.inbox_path(member.inbox)).entries)
-    return CompactResult(r.team.id, member.inbox, removed, kept)
+    return CompactResult(r.team.id, member.inbox, removed, removed, kept)
 
 
 @attrs.define

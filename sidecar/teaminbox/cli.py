@@ -274,6 +274,8 @@ def _add_more(sub: Any) -> None:
     """Commands whose modules pull in heavier dependencies, imported on use."""
     sp = sub.add_parser("serve", help="run the JSON-RPC sidecar over stdio")
     sp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    # vscode-languageclient appends --stdio in stdio mode; stdio is the default anyway.
+    sp.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_serve)
 
     sp = sub.add_parser("demo", help="create demo teams, or run simulated teammates")

@@ -6,9 +6,7 @@ kernel's queue dropped. Diffs are computed against what the sidecar last saw
 (across restarts: against the history), so a prune, a peer's rewrite or a
 restart never yields a duplicate or a missed message.
 
-Writers only append, and Claude Code re-serializes earlier entries byte for
-byte, so when the old file (less its closing bracket) is a prefix of the new
-one only the new tail is parsed.
+When a peer only appended, only the new tail is parsed (store.tail_entries).
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from .errors import CorruptInbox
 from .formats import InboxFormat
 from .history import History
 from .model import Message, Problem
-from .store import TEMP_SUFFIX, messages, parse
+from .store import TEMP_SUFFIX, messages, parse, tail_entries
 
 
 @attrs.define
@@ -65,21 +63,6 @@ def _sig(path: str) -> tuple[int, int, int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return st.st_ino, st.st_size, st.st_mtime_ns
-
-
-def _tail(fmt: InboxFormat, old: bytes, new: bytes, path: str) -> list[Any] | None:
-    """The entries appended to `old` to make `new`, or None if it was not a pure append."""
-    end = len(old.rstrip()) - 1  # the closing bracket
-    if end <= 1 or len(new) <= len(old) or new[:end] != old[:end]:
-        return None
-    rest = new[end:].lstrip()
-    if not rest.startswith(b","):
-        return None
-    try:
-        tail, _ = fmt.parse(b"[" + rest[1:], path)
-    except CorruptInbox:
-        return None
-    return list(tail)
 
 
 class Tracker:
@@ -199,7 +182,7 @@ class Tracker:
     def _parse(self, state: InboxState, data: bytes | None) -> list[Message]:
         fmt = state.fmt
         if data is not None and state.data is not None and fmt.name == "claude":
-            tail = _tail(fmt, state.data, data, state.path)
+            tail = tail_entries(fmt, state.data, data, state.path)
             if tail is not None:
                 base = len(state.messages)
                 extra = [
