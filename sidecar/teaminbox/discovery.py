@@ -161,12 +161,13 @@ def find_teams(roots: Iterable[Root]) -> list[TeamDir]:
 
 
 def resolve_team(roots: Iterable[Root], name: str) -> TeamDir:
+    return pick_team(find_teams(roots), name)
+
+
+def pick_team(teams: list[TeamDir], name: str) -> TeamDir:
+    """A team by id (`claude:<dir>`) or by a bare dir name that is unambiguous."""
     fmt, sep, bare = name.partition(":")
-    if sep and fmt in FORMATS:
-        check_name(bare, "team name")
-    else:
-        check_name(name, "team name")
-    teams = find_teams(roots)
+    check_name(bare if sep and fmt in FORMATS else name, "team name")
     exact = [t for t in teams if t.id == name]
     if exact:
         return exact[0]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Problem
+
 MAX_NAME_BYTES = 255
 
 
@@ -64,6 +69,21 @@ class WriteNotVerified(TeamInboxError):
 
 class InvalidParams(TeamInboxError):
     code = "invalid_params"
+
+
+def error_for(problem: Problem) -> TeamInboxError:
+    """The exception for a problem recorded earlier (same code, same message)."""
+    kinds = {cls.code: cls for cls in _subclasses(TeamInboxError)}
+    err = kinds.get(problem.code, TeamInboxError)(problem.message, path=problem.path)
+    err.code = problem.code
+    return err
+
+
+def _subclasses(cls: type[TeamInboxError]) -> list[type[TeamInboxError]]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
 
 
 def check_name(name: object, what: str = "name") -> str:

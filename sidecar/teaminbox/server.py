@@ -26,8 +26,8 @@ from pygls.protocol.json_rpc import (
 )
 
 from . import __version__, actions
-from .discovery import Settings, default_roots, describe, parse_root
-from .errors import InvalidParams, TeamInboxError, UnknownTeam, check_name
+from .discovery import Settings, default_roots, describe, parse_root, pick_team
+from .errors import InvalidParams, TeamInboxError, check_name, error_for
 from .history import History
 from .model import FORMATS, Message, Team, converter
 from .watcher import Change, Hints, RootWatcher, Tracker, hint_kind
@@ -275,13 +275,7 @@ class TeamInboxServer(LanguageServer):
     def resolve(self, team: str) -> str:
         tracker = self.tracker
         assert tracker is not None
-        if team in tracker.teams:
-            return team
-        check_name(team.partition(":")[2] or team, "team name")
-        matches = [tid for tid, t in tracker.teams.items() if t.name == team]
-        if len(matches) == 1:
-            return matches[0]
-        raise UnknownTeam(f"unknown team {team!r}")
+        return pick_team(list(tracker.teams.values()), team).id
 
     def teams(self) -> list[Team]:
         tracker = self.tracker
@@ -357,7 +351,7 @@ async def messages(ls: TeamInboxServer, p: Params) -> Any:
         member = r.resolve_inbox(inbox)
         state = tracker.inboxes[(tid, member.inbox)]
         if state.error:
-            raise TeamInboxError(state.error.message, path=state.error.path)
+            raise error_for(state.error)
         seen = tracker.history.seen_ids(tid, member.inbox)
         msgs = list(reversed(state.messages))
         if archived:

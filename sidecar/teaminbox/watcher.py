@@ -37,7 +37,7 @@ class InboxState:
     data: bytes | None = None  # kept for the tail parse (Claude only)
     messages: list[Message] = attrs.Factory(list)
     error: Problem | None = None
-    seen_once: bool = False
+    parsed: bool = False  # parsed once in this process: later diffs are against memory
 
     @property
     def unread(self) -> int:
@@ -128,10 +128,11 @@ class Tracker:
 
     def refresh(self, state: InboxState) -> Change | None:
         sig = _sig(state.path)
-        if state.seen_once and sig == state.sig:
+        if sig == state.sig and (state.parsed or state.error):
             return None
-        initial = not state.seen_once
-        state.seen_once = True
+        # Until a first good parse, diff against the history: a file that was corrupt
+        # at start-up and is fixed later is no news for what the history already knew.
+        initial = not state.parsed
         state.sig = sig
         data: bytes | None = None
         if sig is not None:
@@ -147,6 +148,7 @@ class Tracker:
             state.error = Problem(err.code, err.message, err.path)
             return None  # keep what we had: a corrupt file removes nothing
         state.error = None
+        state.parsed = True
         state.messages = new
         state.data = data if state.fmt.name == "claude" else None
         if initial:
