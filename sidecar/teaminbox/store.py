@@ -189,7 +189,8 @@ def tail_entries(fmt: InboxFormat, old: bytes, new: bytes, path: str) -> list[An
     Peers re-serialize earlier entries byte for byte, so a pure append leaves
     the old file, less its closing bracket, as a prefix: only the tail is parsed.
     """
-    end = len(old.rstrip()) - 1  # the closing bracket
+    close = len(old.rstrip()) - 1  # the closing bracket
+    end = len(old[:close].rstrip())  # just past the last entry
     if end <= 1 or len(new) <= len(old) or new[:end] != old[:end]:
         return None
     rest = new[end:].lstrip()
