@@ -418,10 +418,9 @@ def machine() -> str:
         osr = re.search(r'PRETTY_NAME="([^"]+)"', Path("/etc/os-release").read_text()).group(1)  # type: ignore[union-attr]
     except (OSError, AttributeError):
         pass
-    import pygls  # noqa: PLC0415
-    import watchdog.version  # noqa: PLC0415
-
     from importlib.metadata import version  # noqa: PLC0415
+
+    import watchdog.version  # noqa: PLC0415
 
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
@@ -537,8 +536,36 @@ def render(
         + f" Ratio append latency / full parse: {statistics.median(lt) / statistics.median(big['full']):.2f}."
         f" Server start with this inbox: {big['startup']:.0f} ms; peak RSS {big['hwm']:.0f} MB.",
         "",
+        NOTES,
     ]
     return "\n".join(lines)
+
+
+NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, same machine)
+
+- **Big-inbox append (target 30 ms):** before 89834ec `store.tail_entries` never matched a
+  JSON.stringify(arr, null, 2) append (the byte before `]` differs), so every append was a
+  full 27 MB parse (p50 125 ms end to end). Since 89834ec it matches, but the check still
+  copies the 27 MB buffer four times (`old[:close].rstrip()`, `new[:end]`, `old[:end]`):
+  ~20 ms of the budget. Suggested: find `end` by scanning back over whitespace with indexes
+  and compare with `new.startswith(memoryview(old)[:end])` (no copy). With that patch,
+  in-process `Tracker.refresh_paths` after a one-entry append to this inbox went from p50
+  37 ms to 16 ms (10 appends each). The remaining end-to-end gap (~20 ms over in-process
+  refresh) was not profiled yet.
+- **Peak RSS (target < 100 MB at 100,000 entries missed: 969 MB):** tracemalloc sees only
+  ~13 MB of Python objects at 10,000 entries; the rest is native memory from
+  `History.record` inserting every message of the first scan in ONE transaction. Recording
+  in transactions of 500 rows gave VmHWM 65 MB instead of 140 MB at 10,000 entries, and
+  212 MB instead of 970 MB at 100,000 (`PRAGMA shrink_memory` + `malloc_trim(0)` after the
+  one big transaction bring RSS back to ~175 MB, so it is freed memory glibc keeps). The
+  remaining ~120 MB at 100,000 is the parsed inbox held in the Tracker (a `Message` with its
+  `raw` dict per entry, and the file's bytes kept in `InboxState.data` for the tail check):
+  reaching < 100 MB needs keeping only ids/read flags per entry and building pages from the
+  file on demand, and keeping a hash and length of the old file instead of its bytes.
+- **Write -> didChange (meets):** the ~6 ms over a bare watchdog callback is the 2 ms
+  coalescing delay (`COALESCE_SECONDS`), a hop to the state thread (stat, read, parse,
+  SQLite record in WAL mode), the `_unread` count, and JSON-RPC encoding/decoding.
+"""
 
 
 def write_section(text: str) -> None:
