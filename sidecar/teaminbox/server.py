@@ -8,9 +8,11 @@ peer's lock); the event loop only routes messages and never parses a file.
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -50,6 +52,10 @@ def plain_converter() -> cattrs.Converter:
     conv.register_structure_hook(JsonRPCNotification, keep)
     conv.register_structure_hook(JsonRPCResponseMessage, keep)
     return conv
+
+
+def _timestamp(m: Message) -> str:
+    return m.timestamp
 
 
 def rpc_error(err: TeamInboxError) -> JsonRpcException:
@@ -267,7 +273,16 @@ class TeamInboxServer(LanguageServer):
             if state is None:
                 continue
             seen = tracker.history.seen_ids(tid, state.inbox)
-            by_team[tid] = sum(1 for m in state.messages if not m.read and m.id not in seen)
+            rows = state.rows
+            by_team[tid] = (
+                sum(
+                    1
+                    for i, read in zip(rows.ids, rows.read, strict=True)
+                    if not read and i not in seen
+                )
+                if seen
+                else rows.unread
+            )
         return {"total": sum(by_team.values()), "byTeam": by_team}
 
     # --- request helpers (state thread) --------------------------------------------------
@@ -286,7 +301,7 @@ class TeamInboxServer(LanguageServer):
             for m in team.members:
                 state = tracker.inboxes.get((tid, m.inbox))
                 if state is not None:
-                    m.total, m.unread, m.error = len(state.messages), state.unread, state.error
+                    m.total, m.unread, m.error = len(state.rows), state.unread, state.error
             out.append(team)
         return out
 
@@ -353,19 +368,23 @@ async def messages(ls: TeamInboxServer, p: Params) -> Any:
         if state.error:
             raise error_for(state.error)
         seen = tracker.history.seen_ids(tid, member.inbox)
-        msgs = list(reversed(state.messages))
-        if archived:
-            old = tracker.history.archived(tid, member.inbox)
-            msgs = sorted(msgs + old, key=lambda m: m.timestamp, reverse=True)
-        if unread_only:
-            msgs = [m for m in msgs if not m.read]
-        chosen = msgs[offset : offset + limit]
+        rows, fmt = state.rows, state.fmt
+        # Newest first, parsing only the entries on the page.
+        live: Iterable[Message] = (
+            rows.message(fmt, i, tid, member.inbox)
+            for i in range(len(rows) - 1, -1, -1)
+            if not (unread_only and rows.read[i])
+        )
+        if archived and not unread_only:  # pruned entries were delivered: never unread
+            old = sorted(tracker.history.archived(tid, member.inbox), key=_timestamp, reverse=True)
+            live = heapq.merge(live, old, key=_timestamp, reverse=True)
+        chosen = list(itertools.islice(live, offset, offset + limit))
         for m in chosen:
             m.seen = m.id in seen or (member.owned and m.read)
         return {
             "messages": converter.unstructure(chosen),
-            "total": len(state.messages),
-            "unread": state.unread,
+            "total": len(rows),
+            "unread": rows.unread,
         }
 
     return await ls.in_state(page)
@@ -431,7 +450,7 @@ async def mark_seen(ls: TeamInboxServer, p: Params) -> Any:
         member = tracker.rosters[tid].resolve_inbox(inbox)
         chosen = ids
         if every:
-            chosen = [m.id for m in tracker.inboxes[(tid, member.inbox)].messages]
+            chosen = list(tracker.inboxes[(tid, member.inbox)].rows.ids)
         return tracker.history.mark_seen(tid, member.inbox, [str(i) for i in chosen])
 
     marked = await ls.in_state(run)

@@ -183,21 +183,28 @@ def _unchanged(path: str, seen: FileId | None) -> bool:
         return seen is None
 
 
-def tail_entries(fmt: InboxFormat, old: bytes, new: bytes, path: str) -> list[Any] | None:
-    """The entries appended to the array `old` to make `new`, or None if it was not an append.
+def appended_at(old: bytes, new: bytes) -> int | None:
+    """Where the tail starts (its comma) if `new` is `old` with entries appended, else None.
 
     Peers re-serialize earlier entries byte for byte, so a pure append leaves
-    the old file, less its closing bracket, as a prefix: only the tail is parsed.
+    the old file, up to its last entry, as a prefix of the new one.
     """
     close = len(old.rstrip()) - 1  # the closing bracket
     end = len(old[:close].rstrip())  # just past the last entry
-    if end <= 1 or len(new) <= len(old) or new[:end] != old[:end]:
+    if end <= 1 or len(new) <= len(old):
         return None
-    rest = new[end:].lstrip()
-    if not rest.startswith(b","):
+    if not new.startswith(memoryview(old)[:end]) or new[end : end + 1] != b",":
+        return None
+    return end
+
+
+def tail_entries(fmt: InboxFormat, old: bytes, new: bytes, path: str) -> list[Any] | None:
+    """The entries appended to the array `old` to make `new`, or None if it was not an append."""
+    end = appended_at(old, new)
+    if end is None:
         return None
     try:
-        tail, _ = fmt.parse(b"[" + rest[1:], path)
+        tail, _ = fmt.parse(b"[" + new[end + 1 :], path)
     except CorruptInbox:
         return None
     return list(tail)

@@ -6,16 +6,18 @@ kernel's queue dropped. Diffs are computed against what the sidecar last saw
 (across restarts: against the history), so a prune, a peer's rewrite or a
 restart never yields a duplicate or a missed message.
 
-When a peer only appended, only the new tail is parsed (store.tail_entries).
+When a peer only appended, only the new tail is parsed (store.appended_at).
 """
 
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable
 from typing import Any
 
 import attrs
+import orjson
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
@@ -24,7 +26,216 @@ from .errors import CorruptInbox
 from .formats import InboxFormat
 from .history import History
 from .model import Message, Problem
-from .store import TEMP_SUFFIX, messages, parse, tail_entries
+from .store import TEMP_SUFFIX, appended_at, parse
+
+CHUNK = 1000
+
+
+class Rows:
+    """An inbox's valid entries as the tracker keeps them.
+
+    Ids, read flags and array indices live in memory; the entries themselves
+    stay spans of the file's bytes when the file has Claude Code's own layout
+    (100,000 entries then cost their bytes, not a million Python objects), or
+    parsed dicts otherwise.
+    """
+
+    def __init__(self, data: bytes = b"", spans: bool = True) -> None:
+        self.data = data
+        self.ids: list[str] = []
+        self.read = bytearray()
+        self.index = array("q")
+        self.starts = array("q")
+        self.ends = array("q")
+        self.dicts: list[dict[str, Any]] | None = None if spans else []
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def unread(self) -> int:
+        return self.read.count(0)
+
+    def add(
+        self,
+        entry_id: str,
+        read: bool,
+        index: int,
+        span: tuple[int, int] | None,
+        entry: dict[str, Any],
+    ) -> None:
+        self.ids.append(entry_id)
+        self.read.append(1 if read else 0)
+        self.index.append(index)
+        if self.dicts is None:
+            assert span is not None
+            self.starts.append(span[0])
+            self.ends.append(span[1])
+        else:
+            self.dicts.append(entry)
+
+    def raw(self, i: int) -> dict[str, Any]:
+        if self.dicts is not None:
+            return self.dicts[i]
+        value: dict[str, Any] = orjson.loads(self.data[self.starts[i] : self.ends[i]])
+        return value
+
+    def message(self, fmt: InboxFormat, i: int, team: str, inbox: str) -> Message:
+        return fmt.message(self.raw(i), self.index[i], team, inbox)
+
+    def extended(self, data: bytes) -> Rows:
+        """A copy over `data`, a file that only grew: the known spans still hold."""
+        rows = Rows(data, spans=self.dicts is None)
+        rows.ids, rows.read, rows.index = (
+            list(self.ids),
+            bytearray(self.read),
+            array("q", self.index),
+        )
+        rows.starts, rows.ends = array("q", self.starts), array("q", self.ends)
+        return rows
+
+
+class _Mismatch(Exception):
+    """The spans did not parse as the entries they seemed to be: parse the file whole."""
+
+
+class Diff:
+    """What a load changed against what we knew: ids with read flags (-1: flag unknown)."""
+
+    def __init__(
+        self,
+        history: History,
+        team: str,
+        inbox: str,
+        before: Callable[[], dict[str, int]],
+        keep_added: bool,
+    ) -> None:
+        self.history, self.team, self.inbox = history, team, inbox
+        self._before_fn = before
+        self._before: dict[str, int] | None = None
+        self.keep_added = keep_added
+        self.tail = False  # only an appended tail was loaded: nothing can have gone
+        self.now: set[str] = set()
+        self.added: list[Message] = []
+        self.updated: list[Message] = []
+
+    @property
+    def before(self) -> dict[str, int]:
+        if self._before is None:
+            self._before = self._before_fn()
+        return self._before
+
+    def feed(self, msgs: list[Message], tail: bool = False) -> None:
+        self.tail = tail
+        fresh = []
+        for m in msgs:
+            prev = None if tail else self.before.get(m.id)
+            self.now.add(m.id)
+            if prev is None:
+                fresh.append(m)
+            elif prev >= 0 and prev != m.read:
+                self.updated.append(m)
+        if fresh:  # archived chunk by chunk: a first look at a huge inbox stays small
+            self.history.record(self.team, self.inbox, fresh, [])
+            if self.keep_added:
+                self.added += fresh
+
+    def removed(self) -> list[str]:
+        if self.tail:
+            return []
+        return [i for i in self.before if i not in self.now]
+
+
+def load_rows(
+    fmt: InboxFormat,
+    path: str,
+    data: bytes | None,
+    team: str,
+    inbox: str,
+    feed: Callable[[list[Message], bool], None],
+    grown_from: Rows | None = None,
+) -> Rows:
+    """Parse an inbox into Rows, feeding every valid entry's Message to `feed` a chunk at a time.
+
+    With `grown_from` (rows of a file that `data` extends by a pure append), only
+    the appended tail is parsed and fed. Raises CorruptInbox.
+    """
+    if data is not None and grown_from is not None and grown_from.dicts is None:
+        start = appended_at(grown_from.data, data)
+        spans = fmt.entry_spans(data, start) if start is not None else None
+        if spans is not None:
+            rows = grown_from.extended(data)
+            feed([], True)
+            try:
+                _load_spans(
+                    fmt,
+                    rows,
+                    spans,
+                    grown_from_count(grown_from),
+                    team,
+                    inbox,
+                    lambda batch: feed(batch, True),
+                )
+                return rows
+            except _Mismatch:
+                pass
+    spans = fmt.entry_spans(data) if data is not None else None
+    if spans is not None:
+        rows = Rows(data or b"")
+        try:
+            _load_spans(fmt, rows, spans, 0, team, inbox, lambda batch: feed(batch, False))
+            return rows
+        except _Mismatch:
+            pass
+    snap = parse(fmt, path, data)
+    rows = Rows(data or b"", spans=False)
+    bad = {p.index for p in snap.problems}
+    batch: list[Message] = []
+    for i, entry in enumerate(snap.entries):
+        if i in bad:
+            continue
+        msg = fmt.message(entry, i, team, inbox)
+        rows.add(msg.id, msg.read, i, None, entry)
+        batch.append(msg)
+        if len(batch) >= CHUNK:
+            feed(batch, False)
+            batch = []
+    feed(batch, False)
+    rows.data = b""  # dict rows need no bytes
+    return rows
+
+
+def grown_from_count(rows: Rows) -> int:
+    """The array index the next appended entry gets."""
+    return rows.index[-1] + 1 if len(rows.index) else 0
+
+
+def _load_spans(
+    fmt: InboxFormat,
+    rows: Rows,
+    spans: list[tuple[int, int]],
+    first_index: int,
+    team: str,
+    inbox: str,
+    feed: Callable[[list[Message]], None],
+) -> None:
+    data = rows.data
+    for c in range(0, len(spans), CHUNK):
+        chunk = spans[c : c + CHUNK]
+        try:
+            entries = orjson.loads(b"[" + b",".join(data[s:e] for s, e in chunk) + b"]")
+        except orjson.JSONDecodeError as err:
+            raise _Mismatch from err
+        if len(entries) != len(chunk):
+            raise _Mismatch
+        batch = []
+        for k, (span, entry) in enumerate(zip(chunk, entries, strict=True)):
+            if fmt.invalid(entry) is not None:
+                continue
+            msg = fmt.message(entry, first_index + c + k, team, inbox)
+            rows.add(msg.id, msg.read, first_index + c + k, span, entry)
+            batch.append(msg)
+        feed(batch)
 
 
 @attrs.define
@@ -34,14 +245,13 @@ class InboxState:
     path: str
     fmt: InboxFormat
     sig: tuple[int, int, int] | None = None
-    data: bytes | None = None  # kept for the tail parse (Claude only)
-    messages: list[Message] = attrs.Factory(list)
+    rows: Rows = attrs.Factory(Rows)
     error: Problem | None = None
     parsed: bool = False  # parsed once in this process: later diffs are against memory
 
     @property
     def unread(self) -> int:
-        return sum(1 for m in self.messages if not m.read)
+        return self.rows.unread
 
 
 @attrs.define
@@ -96,8 +306,8 @@ class Tracker:
             if key not in wanted:
                 state = self.inboxes.pop(key)
                 self.by_path.pop(state.path, None)
-                if state.messages:
-                    removed = [m.id for m in state.messages]
+                if state.rows.ids:
+                    removed = list(state.rows.ids)
                     self.history.record(state.team, state.inbox, [], removed)
                     changes.append(Change(state.team, state.inbox, [], removed, [], 0, 0))
         for state in list(self.inboxes.values()):
@@ -141,60 +351,44 @@ class Tracker:
                     data = f.read()
             except FileNotFoundError:
                 data = None
-        old = state.messages
+        old = state.rows
+        if initial:
+            known_before = self.history.known_inbox(state.team, state.inbox)
+
+            def before() -> dict[str, int]:
+                return dict.fromkeys(self.history.known_ids(state.team, state.inbox), -1)
+        else:
+            known_before = True
+
+            def before() -> dict[str, int]:
+                return dict(zip(old.ids, old.read, strict=True))
+
+        diff = Diff(self.history, state.team, state.inbox, before, keep_added=known_before)
+        grown = old if state.parsed else None
         try:
-            new = self._parse(state, data)
+            rows = load_rows(state.fmt, state.path, data, state.team, state.inbox, diff.feed, grown)
         except CorruptInbox as err:
             state.error = Problem(err.code, err.message, err.path)
             return None  # keep what we had: a corrupt file removes nothing
         state.error = None
         state.parsed = True
-        state.messages = new
-        state.data = data if state.fmt.name == "claude" else None
-        if initial:
-            known_before = self.history.known_inbox(state.team, state.inbox)
-            old_ids = self.history.known_ids(state.team, state.inbox)
-            added = [m for m in new if m.id not in old_ids]
-            new_ids = {m.id for m in new}
-            removed = [i for i in old_ids if i not in new_ids]
-            updated: list[Message] = []
-        else:
-            known_before = True
-            before = {m.id: m for m in old}
-            new_ids = {m.id for m in new}
-            added = [m for m in new if m.id not in before]
-            removed = [i for i in before if i not in new_ids]
-            updated = [m for m in new if m.id in before and before[m.id].read != m.read]
-        if added or removed or initial:
-            self.history.record(state.team, state.inbox, added, removed)
-        if initial or added or removed or updated:
+        state.rows = rows
+        removed = diff.removed()
+        if removed or initial:
+            self.history.record(state.team, state.inbox, [], removed)
+        if initial or diff.added or removed or diff.updated:
             return Change(
                 state.team,
                 state.inbox,
-                added,
+                diff.added,
                 removed,
-                updated,
-                len(new),
-                state.unread,
+                diff.updated,
+                len(rows),
+                rows.unread,
                 initial=initial,
                 known_before=known_before,
             )
         return None
-
-    def _parse(self, state: InboxState, data: bytes | None) -> list[Message]:
-        fmt = state.fmt
-        if data is not None and state.data is not None and fmt.name == "claude":
-            tail = tail_entries(fmt, state.data, data, state.path)
-            if tail is not None:
-                base = len(state.messages)
-                extra = [
-                    fmt.message(e, base + i, state.team, state.inbox)
-                    for i, e in enumerate(tail)
-                    if fmt.invalid(e) is None
-                ]
-                return state.messages + extra
-        snap = parse(fmt, state.path, data)
-        return messages(fmt, snap, state.team, state.inbox)
 
 
 IGNORED_SUFFIXES = (".lock", TEMP_SUFFIX)

@@ -6,6 +6,7 @@ types count as frames, anything else is plain text even if it parses.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -48,6 +49,7 @@ _NO_FROM = frozenset(
         "sandbox_permission_response",
     }
 )
+_ENTRY_SEP = re.compile(rb"\n  \},\n  \{")
 COLORS = ("blue", "green", "red", "yellow", "purple", "cyan", "orange", "pink")
 
 
@@ -65,6 +67,12 @@ def decode_frame(text: str) -> dict[str, Any] | None:
     if isinstance(value, dict) and value.get("type") in KNOWN_FRAMES:
         return value
     return None
+
+
+def _skip_space_back(data: bytes, pos: int) -> int:
+    while pos > 0 and data[pos - 1] in b" \t\r\n":
+        pos -= 1
+    return pos
 
 
 class ClaudeFormat:
@@ -125,6 +133,31 @@ class ClaudeFormat:
             raw=entry,
             seen=read,
         )
+
+    def entry_spans(self, data: bytes, start: int = 0) -> list[tuple[int, int]] | None:
+        """Byte spans of the entries of an array laid out as JSON.stringify(v, null, 2) does.
+
+        JSON strings hold no raw newline, so at this layout entries are parted
+        by the lines `  },` + `  {`. Lets a big inbox be parsed a chunk at a
+        time and kept as bytes rather than objects. The spans are unchecked:
+        the caller parses them and falls back to a whole parse on a mismatch.
+        From `start`, the opening bracket, or the comma after the last known
+        entry (to read an appended tail). None: another layout.
+        """
+        end = _skip_space_back(data, len(data))
+        if end < start + 2 or data[start] not in b"[," or data[end - 1] != ord("]"):
+            return None
+        last = _skip_space_back(data, end - 1)  # just past the last entry
+        if last == start + 1:
+            return []
+        if not data.startswith(b"\n  {", start + 1) or data[last - 4 : last] != b"\n  }":
+            return None
+        spans, start = [], start + 4
+        for sep in _ENTRY_SEP.finditer(data, start, last):
+            spans.append((start, sep.start() + 4))
+            start = sep.end() - 1
+        spans.append((start, last))
+        return spans
 
     def serialize(self, doc: Any) -> bytes:
         return dumps_indented(doc)

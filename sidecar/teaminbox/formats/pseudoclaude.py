@@ -92,6 +92,9 @@ class PseudoClaudeFormat:
             seen=read,
         )
 
+    def entry_spans(self, data: bytes, start: int = 0) -> list[tuple[int, int]] | None:
+        return None  # entries sit inside an object: parsed whole
+
     def serialize(self, doc: Any) -> bytes:
         return dumps_indented(doc)
 
