@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import attrs
 
 from .errors import CorruptInbox, TooLarge, WriteNotVerified
-from .formats import EntryProblem, InboxFormat
+from .formats import EntryProblem, InboxFormat, skip_space_back
 from .locks import DEFAULT_TIMEOUT, PeerLock, peer_lock
 from .model import Message
 
@@ -189,8 +189,8 @@ def appended_at(old: bytes, new: bytes) -> int | None:
     Peers re-serialize earlier entries byte for byte, so a pure append leaves
     the old file, up to its last entry, as a prefix of the new one.
     """
-    close = len(old.rstrip()) - 1  # the closing bracket
-    end = len(old[:close].rstrip())  # just past the last entry
+    close = skip_space_back(old, len(old)) - 1  # the closing bracket
+    end = skip_space_back(old, close)  # just past the last entry
     if end <= 1 or len(new) <= len(old):
         return None
     if not new.startswith(memoryview(old)[:end]) or new[end : end + 1] != b",":

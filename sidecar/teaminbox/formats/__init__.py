@@ -73,6 +73,13 @@ def canonical(entry: dict[str, Any], drop: tuple[str, ...] = ()) -> str:
         return json.dumps(kept, sort_keys=True)
 
 
+def skip_space_back(data: bytes, pos: int) -> int:
+    """The index just past the last non-whitespace byte before `pos` (no copy of `data`)."""
+    while pos > 0 and data[pos - 1] in b" \t\r\n":
+        pos -= 1
+    return pos
+
+
 def opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 

@@ -16,7 +16,7 @@ import orjson
 from ..errors import CorruptInbox
 from ..frames import Frame
 from ..model import Format, Message
-from . import dumps_indented, loads, opt_str, short_hash
+from . import dumps_indented, loads, opt_str, short_hash, skip_space_back
 
 KNOWN_FRAMES = frozenset(
     {
@@ -67,12 +67,6 @@ def decode_frame(text: str) -> dict[str, Any] | None:
     if isinstance(value, dict) and value.get("type") in KNOWN_FRAMES:
         return value
     return None
-
-
-def _skip_space_back(data: bytes, pos: int) -> int:
-    while pos > 0 and data[pos - 1] in b" \t\r\n":
-        pos -= 1
-    return pos
 
 
 class ClaudeFormat:
@@ -144,10 +138,10 @@ class ClaudeFormat:
         From `start`, the opening bracket, or the comma after the last known
         entry (to read an appended tail). None: another layout.
         """
-        end = _skip_space_back(data, len(data))
+        end = skip_space_back(data, len(data))
         if end < start + 2 or data[start] not in b"[," or data[end - 1] != ord("]"):
             return None
-        last = _skip_space_back(data, end - 1)  # just past the last entry
+        last = skip_space_back(data, end - 1)  # just past the last entry
         if last == start + 1:
             return []
         if not data.startswith(b"\n  {", start + 1) or data[last - 4 : last] != b"\n  }":
