@@ -136,7 +136,10 @@ class TeamInboxServer(LanguageServer):
         )
 
         def forward(path: str) -> None:
-            loop.call_soon_threadsafe(self.hint, path)
+            # Filtered here: writing a 27 MB temp file raises hundreds of events.
+            kind = hint_kind(path)
+            if kind is not None:
+                loop.call_soon_threadsafe(self.hint, path, kind)
 
         hints = Hints(forward)
         self.watcher = RootWatcher(hints)
@@ -166,10 +169,7 @@ class TeamInboxServer(LanguageServer):
 
     # --- watching ----------------------------------------------------------------------
 
-    def hint(self, path: str) -> None:
-        kind = hint_kind(path)
-        if kind is None:
-            return
+    def hint(self, path: str, kind: str) -> None:
         if kind == "team":
             self._full_scan = True
         else:
@@ -190,16 +190,23 @@ class TeamInboxServer(LanguageServer):
         if full:
             await self.rescan()
         elif paths:
-            result = await self.in_state(lambda: tracker.refresh_paths(paths))
-            await self.publish(*result)
+            await self.apply(lambda t: t.refresh_paths(paths))
 
-    async def rescan(self) -> None:
+    async def apply(self, step: Callable[[Tracker], tuple[bool, list[Change]]]) -> None:
+        """Run a tracker step on the state thread, then publish what it changed."""
         tracker = self.tracker
         assert tracker is not None
-        result = await self.in_state(tracker.scan)
+
+        def run() -> tuple[bool, list[Change], dict[str, Any] | None]:
+            changed, changes = step(tracker)
+            return changed, changes, self._unread() if changed or changes else None
+
+        self.publish(*await self.in_state(run))
+
+    async def rescan(self) -> None:
+        await self.apply(lambda t: t.scan())
         if self.watcher:
             self.watcher.ensure([r.path for r in self.settings.roots])
-        await self.publish(*result)
 
     async def _periodic(self) -> None:
         while True:
@@ -210,10 +217,8 @@ class TeamInboxServer(LanguageServer):
                 log.exception("rescan failed")
 
     async def refresh(self, paths: set[str]) -> None:
-        tracker = self.tracker
-        if tracker is not None and paths:
-            result = await self.in_state(lambda: tracker.refresh_paths(paths))
-            await self.publish(*result)
+        if paths:
+            await self.apply(lambda t: t.refresh_paths(paths))
 
     # --- notifications -----------------------------------------------------------------
 
@@ -235,7 +240,9 @@ class TeamInboxServer(LanguageServer):
             and msg.structured is None
         )
 
-    async def publish(self, teams_changed: bool, changes: list[Change]) -> None:
+    def publish(
+        self, teams_changed: bool, changes: list[Change], unread: dict[str, Any] | None
+    ) -> None:
         for c in changes:
             if not c.initial:
                 self.protocol.notify(
@@ -257,11 +264,12 @@ class TeamInboxServer(LanguageServer):
                     )
         if teams_changed:
             self.protocol.notify("teamInbox/teamsChanged", {})
-        if changes or teams_changed:
-            unread = await self.in_state(self._unread)
-            if unread != self._last_unread:
-                self._last_unread = unread
-                self.protocol.notify("teamInbox/unread", unread)
+        self.send_unread(unread)
+
+    def send_unread(self, unread: dict[str, Any] | None) -> None:
+        if unread is not None and unread != self._last_unread:
+            self._last_unread = unread
+            self.protocol.notify("teamInbox/unread", unread)
 
     def _unread(self) -> dict[str, Any]:
         """Unread and unseen messages in the person's own inboxes (state thread)."""
@@ -454,10 +462,7 @@ async def mark_seen(ls: TeamInboxServer, p: Params) -> Any:
         return tracker.history.mark_seen(tid, member.inbox, [str(i) for i in chosen])
 
     marked = await ls.in_state(run)
-    unread = await ls.in_state(ls._unread)
-    if unread != ls._last_unread:
-        ls._last_unread = unread
-        ls.protocol.notify("teamInbox/unread", unread)
+    ls.send_unread(await ls.in_state(ls._unread))
     return {"marked": marked}
 
 

@@ -115,7 +115,6 @@ class Diff:
         self._before: dict[str, int] | None = None
         self.keep_added = keep_added
         self.tail = False  # only an appended tail was loaded: nothing can have gone
-        self.now: set[str] = set()
         self.added: list[Message] = []
         self.updated: list[Message] = []
 
@@ -130,7 +129,6 @@ class Diff:
         fresh = []
         for m in msgs:
             prev = None if tail else self.before.get(m.id)
-            self.now.add(m.id)
             if prev is None:
                 fresh.append(m)
             elif prev >= 0 and prev != m.read:
@@ -140,10 +138,11 @@ class Diff:
             if self.keep_added:
                 self.added += fresh
 
-    def removed(self) -> list[str]:
-        if self.tail:
+    def removed(self, now: list[str]) -> list[str]:
+        if self.tail or not self.before:
             return []
-        return [i for i in self.before if i not in self.now]
+        present = set(now)
+        return [i for i in self.before if i not in present]
 
 
 def load_rows(
@@ -213,15 +212,16 @@ def grown_from_count(rows: Rows) -> int:
 def _load_spans(
     fmt: InboxFormat,
     rows: Rows,
-    spans: list[tuple[int, int]],
+    spans: tuple[array[int], array[int]],
     first_index: int,
     team: str,
     inbox: str,
     feed: Callable[[list[Message]], None],
 ) -> None:
     data = rows.data
-    for c in range(0, len(spans), CHUNK):
-        chunk = spans[c : c + CHUNK]
+    starts, ends = spans
+    for c in range(0, len(starts), CHUNK):
+        chunk = list(zip(starts[c : c + CHUNK], ends[c : c + CHUNK], strict=True))
         try:
             entries = orjson.loads(b"[" + b",".join(data[s:e] for s, e in chunk) + b"]")
         except orjson.JSONDecodeError as err:
@@ -373,7 +373,7 @@ class Tracker:
         state.error = None
         state.parsed = True
         state.rows = rows
-        removed = diff.removed()
+        removed = diff.removed(rows.ids)
         if removed or initial:
             self.history.record(state.team, state.inbox, [], removed)
         if initial or diff.added or removed or diff.updated:

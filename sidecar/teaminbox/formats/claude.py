@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from array import array
 from datetime import datetime, timezone
 from typing import Any
 
@@ -128,8 +129,8 @@ class ClaudeFormat:
             seen=read,
         )
 
-    def entry_spans(self, data: bytes, start: int = 0) -> list[tuple[int, int]] | None:
-        """Byte spans of the entries of an array laid out as JSON.stringify(v, null, 2) does.
+    def entry_spans(self, data: bytes, start: int = 0) -> tuple[array[int], array[int]] | None:
+        """Byte spans (starts, ends) of the entries of an array laid out by JSON.stringify.
 
         JSON strings hold no raw newline, so at this layout entries are parted
         by the lines `  },` + `  {`. Lets a big inbox be parsed a chunk at a
@@ -138,20 +139,23 @@ class ClaudeFormat:
         From `start`, the opening bracket, or the comma after the last known
         entry (to read an appended tail). None: another layout.
         """
+        starts, ends = array("q"), array("q")
         end = skip_space_back(data, len(data))
         if end < start + 2 or data[start] not in b"[," or data[end - 1] != ord("]"):
             return None
         last = skip_space_back(data, end - 1)  # just past the last entry
         if last == start + 1:
-            return []
+            return starts, ends
         if not data.startswith(b"\n  {", start + 1) or data[last - 4 : last] != b"\n  }":
             return None
-        spans, start = [], start + 4
+        start += 4
         for sep in _ENTRY_SEP.finditer(data, start, last):
-            spans.append((start, sep.start() + 4))
+            starts.append(start)
+            ends.append(sep.start() + 4)
             start = sep.end() - 1
-        spans.append((start, last))
-        return spans
+        starts.append(start)
+        ends.append(last)
+        return starts, ends
 
     def serialize(self, doc: Any) -> bytes:
         return dumps_indented(doc)

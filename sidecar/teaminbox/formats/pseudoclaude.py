@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from array import array
 from datetime import datetime, timezone
 from typing import Any
 
@@ -92,7 +93,7 @@ class PseudoClaudeFormat:
             seen=read,
         )
 
-    def entry_spans(self, data: bytes, start: int = 0) -> list[tuple[int, int]] | None:
+    def entry_spans(self, data: bytes, start: int = 0) -> tuple[array[int], array[int]] | None:
         return None  # entries sit inside an object: parsed whole
 
     def serialize(self, doc: Any) -> bytes:
