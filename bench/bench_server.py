@@ -543,28 +543,26 @@ def render(
 
 NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, same machine)
 
-- **Big-inbox append (target 30 ms):** before 89834ec `store.tail_entries` never matched a
-  JSON.stringify(arr, null, 2) append (the byte before `]` differs), so every append was a
-  full 27 MB parse (p50 125 ms end to end). Since 89834ec it matches, but the check still
-  copies the 27 MB buffer four times (`old[:close].rstrip()`, `new[:end]`, `old[:end]`):
-  ~20 ms of the budget. Suggested: find `end` by scanning back over whitespace with indexes
-  and compare with `new.startswith(memoryview(old)[:end])` (no copy). With that patch,
-  in-process `Tracker.refresh_paths` after a one-entry append to this inbox went from p50
-  37 ms to 16 ms (10 appends each). The remaining end-to-end gap (~20 ms over in-process
-  refresh) was not profiled yet.
-- **Peak RSS (target < 100 MB at 100,000 entries missed: 969 MB):** tracemalloc sees only
-  ~13 MB of Python objects at 10,000 entries; the rest is native memory from
-  `History.record` inserting every message of the first scan in ONE transaction. Recording
-  in transactions of 500 rows gave VmHWM 65 MB instead of 140 MB at 10,000 entries, and
-  212 MB instead of 970 MB at 100,000 (`PRAGMA shrink_memory` + `malloc_trim(0)` after the
-  one big transaction bring RSS back to ~175 MB, so it is freed memory glibc keeps). The
-  remaining ~120 MB at 100,000 is the parsed inbox held in the Tracker (a `Message` with its
-  `raw` dict per entry, and the file's bytes kept in `InboxState.data` for the tail check):
-  reaching < 100 MB needs keeping only ids/read flags per entry and building pages from the
-  file on demand, and keeping a hash and length of the old file instead of its bytes.
-- **Write -> didChange (meets):** the ~6 ms over a bare watchdog callback is the 2 ms
-  coalescing delay (`COALESCE_SECONDS`), a hop to the state thread (stat, read, parse,
-  SQLite record in WAL mode), the `_unread` count, and JSON-RPC encoding/decoding.
+- **History of the fixes.** Before 89834ec the tail check never matched a JSON.stringify
+  append (the byte before `]` differs), so every append was a full 27 MB parse (p50 125 ms end
+  to end). Then the check copied the 27 MB buffer four times (p50 49-58 ms); it now finds the
+  last entry by scanning back over whitespace and compares with
+  `new.startswith(memoryview(old)[:end])` (no copy). In process, `Tracker.refresh_paths` after
+  a one-entry append takes p50 10-20 ms: reading the 27 MB file (6-8 ms) and comparing its
+  prefix (5-12 ms, memory bandwidth on this shared machine); parsing the tail is < 1 ms.
+  The rest of the end-to-end figure is the 2 ms coalescing delay, the hop to the state thread
+  and back, SQLite/FTS archiving of the new entry, and JSON-RPC encoding on both sides.
+- **Peak RSS.** It was 969 MB at 100,000 entries when the first scan archived every message in
+  one SQLite transaction and the tracker held a `Message` plus its `raw` dict per entry. Now the
+  tracker keeps, per entry, only its id, read flag and byte span in the file's bytes (which it
+  keeps for the tail check: 31 MB here), parses a chunk of 1,000 entries at a time, archives
+  chunk by chunk, and pages parse only the entries they return. What is left at 100,000: the
+  interpreter with pygls/lsprotocol/watchdog/sqlite (~44 MB), the file's bytes (31 MB), the ids
+  (~9 MB), and allocator fragmentation (`malloc_trim` would return ~9 MB after the load, but
+  not lower the high-water mark).
+- **Write -> didChange (meets):** the ~7 ms over a bare watchdog callback is the 2 ms
+  coalescing delay, one hop to the state thread (stat, read, parse, SQLite record in WAL mode,
+  unread count) and back, and JSON-RPC encoding/decoding.
 """
 
 

@@ -12,6 +12,7 @@ import heapq
 import itertools
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -37,6 +38,7 @@ from .watcher import Change, Hints, RootWatcher, Tracker, hint_kind
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")
 RESCAN_SECONDS = 2.0
+PRUNE_SECONDS = 3600.0  # the history forgets old archived messages hourly (and at start)
 COALESCE_SECONDS = 0.002
 NOTIFY_MODES = ("replies", "messages", "all")
 
@@ -209,10 +211,14 @@ class TeamInboxServer(LanguageServer):
             self.watcher.ensure([r.path for r in self.settings.roots])
 
     async def _periodic(self) -> None:
+        pruned = time.monotonic()
         while True:
             await asyncio.sleep(RESCAN_SECONDS)
             try:
                 await self.rescan()
+                if time.monotonic() - pruned > PRUNE_SECONDS and self.tracker:
+                    pruned = time.monotonic()
+                    await self.in_state(self.tracker.history.prune)
             except Exception:  # keep watching whatever one scan hit
                 log.exception("rescan failed")
 
