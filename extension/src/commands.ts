@@ -5,7 +5,7 @@ import type { Sidecar } from './client';
 import type { InboxStore } from './store';
 import type { MessageContentProvider } from './messageView';
 import { showMessage } from './messageView';
-import { DoctorFinding, Member, Message, Methods, SendResult, Team } from './protocol';
+import { CompactResult, DoctorFinding, Member, Message, Methods, SendResult, Team } from './protocol';
 import { describeSendResults, errorText, firstLine, isFrame, messagePreview, relativeTime } from './format';
 import { Node, sortMembers, sortTeams } from './treeModel';
 import { VIEW_ID } from './inboxTree';
@@ -296,6 +296,20 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return { state: sidecar.state };
   });
 
+  // Archive the read messages of the person's own inbox and prune them from the file:
+  // small inboxes keep the agents' own writers from giving up.
+  const compact = guard('compact', async (a?: unknown) => {
+    const node = asNode(a), o = asOpts(a);
+    const team = await resolveTeam(o.team, node);
+    if (!team) return undefined;
+    const r = await sidecar.request<CompactResult>(Methods.compact, { team: teamId(team) });
+    await store.refresh();
+    if (typeof o.team !== 'string') {
+      void vscode.window.showInformationMessage(`Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${r.team}; ${r.kept} left in the file.`);
+    }
+    return r;
+  });
+
   const doctor = guard('doctor', async () => {
     const r = await sidecar.request<{ findings: DoctorFinding[] }>(Methods.doctor, {});
     const findings = r.findings ?? [];
@@ -320,6 +334,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     vscode.commands.registerCommand('teamInbox.restart', restart),
     vscode.commands.registerCommand('teamInbox.showLog', async () => { log.show(); return true; }),
     vscode.commands.registerCommand('teamInbox.doctor', doctor),
+    vscode.commands.registerCommand('teamInbox.compact', compact),
     vscode.commands.registerCommand('teamInbox.focus', () => vscode.commands.executeCommand(`${VIEW_ID}.focus`)),
   ];
 }

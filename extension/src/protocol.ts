@@ -67,6 +67,8 @@ export interface InitializationOptions {
   notify?: 'replies' | 'messages' | 'all';
 }
 
+export interface CompactResult { team: string; inbox: string; archived: number; removed: number; kept: number }
+
 export const Methods = {
   teams: 'teamInbox/teams',
   messages: 'teamInbox/messages',

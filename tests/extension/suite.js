@@ -216,6 +216,19 @@ async function run() {
     assert.ok(!readInbox(file).some(m => m.summary === 'Plan ready'));
   });
 
+  await test('compact archives the read messages of the own inbox', async () => {
+    const file = path.join(ALPHA, 'user.json');
+    const before = readInbox(file);
+    const read = before.filter(m => m.read === true).length;
+    assert.ok(read >= 1, 'some read entries to compact');
+    const r = await cmd('compact', { team: 'claude:alpha' });
+    assert.deepStrictEqual([r.removed, r.archived, r.kept], [read, read, before.length - read], JSON.stringify(r));
+    const after = readInbox(file);
+    assert.ok(after.every(m => m.read !== true), 'no read entry left in the file');
+    const msgs = await api.store.getMessages('claude:alpha', 'user', true);
+    assert.ok(msgs.filter(m => m.archived).length >= read, 'compacted messages still shown as archived');
+  });
+
   await test('restart brings the sidecar back', async () => {
     const r = await cmd('restart');
     assert.strictEqual(r.state, 'running', JSON.stringify(r));
@@ -241,7 +254,7 @@ async function run() {
 
   await test('all commands are registered', async () => {
     const all = await vscode.commands.getCommands(true);
-    for (const c of ['sendMessage', 'broadcast', 'reply', 'markRead', 'markAllRead', 'search', 'openRawFile', 'refresh', 'restart', 'showLog', 'doctor', 'copyMessage', 'openMessage']) {
+    for (const c of ['sendMessage', 'broadcast', 'reply', 'markRead', 'markAllRead', 'search', 'openRawFile', 'refresh', 'restart', 'showLog', 'doctor', 'compact', 'copyMessage', 'openMessage']) {
       assert.ok(all.includes(`teamInbox.${c}`), c);
     }
   });
