@@ -4,7 +4,7 @@
 
 1. Sends per second into ONE contended inbox: N processes of ours
    (`teaminbox.store.append`), N Node processes of Claude Code's writer
-   (bench/node/writer.js), and both MIXED; Node give-ups (messages Claude Code
+   (bench/node_writer.js), and both MIXED; Node give-ups (messages Claude Code
    would lose) are counted and every acknowledged message is checked to be in
    the file exactly once.
 2. How long each writer holds the lock per append at 100 .. 100,000 existing
@@ -43,8 +43,10 @@ from teaminbox.formats.claude import CLAUDE
 from teaminbox.locks import DirLock, PeerLock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NODE_DIR = os.path.join(HERE, "node")
-WRITER_JS = os.path.join(NODE_DIR, "writer.js")
+# Claude Code's writer: bench/node_writer.js, on tests/interop/node/claude_inbox.js; the one
+# Node package (proper-lockfile@4.1.2) is tests/interop's.
+INTEROP_DIR = os.path.join(os.path.dirname(HERE), "tests", "interop")
+WRITER_JS = os.path.join(HERE, "node_writer.js")
 RESULTS = os.path.join(HERE, "RESULTS.md")
 SECTION = "## Core writer (issue 2)"
 
@@ -130,17 +132,29 @@ def copy_inbox(src: str, dst: str) -> None:
     fsync_path(dst)
 
 
+def ensure_node_modules() -> None:
+    """proper-lockfile@4.1.2 in tests/interop/node_modules (`npm ci --prefix tests/interop`)."""
+    if os.path.isdir(os.path.join(INTEROP_DIR, "node_modules", "proper-lockfile")):
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("npm is needed: run `npm ci --prefix tests/interop` (proper-lockfile@4.1.2)")
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--prefix", INTEROP_DIR], check=True, timeout=300
+    )
+
+
 def run_node(args: list[str], timeout: float = 900) -> dict[str, Any]:
     out = subprocess.run(
         ["node", *NODE_FLAGS, WRITER_JS, *args],
-        cwd=NODE_DIR,
+        cwd=HERE,
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
     )
     if out.returncode != 0:
-        raise RuntimeError(f"writer.js {args[0]} failed: {out.stderr.strip()}")
+        raise RuntimeError(f"node_writer.js {args[0]} failed: {out.stderr.strip()}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
@@ -326,9 +340,7 @@ def contended_run(
     for k in range(n_node):
         cmd = ["node", *NODE_FLAGS, WRITER_JS, "send", inbox, str(count), str(TEXT_BYTES)]
         cmd += [f"node{k}", str(int(start_at * 1000))]
-        procs.append(
-            ("node", subprocess.Popen(cmd, cwd=NODE_DIR, stdout=subprocess.PIPE, text=True))
-        )
+        procs.append(("node", subprocess.Popen(cmd, cwd=HERE, stdout=subprocess.PIPE, text=True)))
     results: list[tuple[str, dict[str, Any]]] = []
     for who, p in procs:
         out, _ = p.communicate(timeout=600)
@@ -798,8 +810,7 @@ def main() -> None:
         inbox, count, size, tag, start_at = args.worker
         worker_ours(inbox, int(count), int(size), tag, float(start_at))
         return
-    if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "proper-lockfile")):
-        sys.exit("run `npm ci` in bench/node first (proper-lockfile@4.1.2)")
+    ensure_node_modules()
 
     procs = 4
     count = 20 if args.quick else 40
@@ -869,7 +880,7 @@ def main() -> None:
         f"`.venv/bin/python bench/bench_store.py{' --quick' if args.quick else ''}`, "
         f"{m['date']}, {elapsed:.0f} s. Our writer: `teaminbox.store.append` "
         "(pre-parse and pre-write+fsync outside the lock; under it re-read, compare, "
-        "rename, fsync dir, verify). Node: bench/node/writer.js, Claude Code's protocol with "
+        "rename, fsync dir, verify). Node: bench/node_writer.js, Claude Code's protocol with "
         "proper-lockfile 4.1.2 and its exact options (retries 10, 5-100 ms).",
         "",
         f"Machine (shared and noisy: quote medians and ratios): {m['cpu']}, {m['cores']} cores, "

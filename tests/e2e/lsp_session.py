@@ -120,8 +120,8 @@ SERVER = [sys.executable, "-m", "teaminbox", "serve"]
 
 
 REPO = Path(__file__).resolve().parents[2]
-NODE_DIR = REPO / "bench" / "node_server"
-NODE_WRITER = NODE_DIR / "claude_writer.js"
+NODE_DIR = REPO / "tests" / "interop"  # the one Node package: proper-lockfile@4.1.2
+NODE_WRITER = NODE_DIR / "node" / "claude_peer.js"
 NOTIFICATIONS = (
     "teamInbox/didChange",
     "teamInbox/teamsChanged",
@@ -265,9 +265,11 @@ def py_append(path: Path, entries: list[dict[str, Any]], fmt: str = "claude") ->
 def ensure_node_modules() -> None:
     if not (NODE_DIR / "node_modules" / "proper-lockfile").is_dir():
         npm = shutil.which("npm")
-        assert npm, "npm is needed for the Node writer (bench/node_server)"
+        assert npm, "npm is needed for the Node writer (npm ci --prefix tests/interop)"
         subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, check=True, timeout=300
+            [npm, "ci", "--no-audit", "--no-fund", "--prefix", str(NODE_DIR)],
+            check=True,
+            timeout=300,
         )
 
 
