@@ -83,6 +83,7 @@ class History:
             self.db = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA cache_size=-512")  # KiB: the archive is written, rarely read
             self.db.executescript(SCHEMA)
         self._lock = threading.Lock()
         self.prune()

@@ -291,7 +291,7 @@ class TeamInboxServer(LanguageServer):
             by_team[tid] = (
                 sum(
                     1
-                    for i, read in zip(rows.ids, rows.read, strict=True)
+                    for i, read in zip(rows.iter_ids(), rows.read, strict=True)
                     if not read and i not in seen
                 )
                 if seen

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -29,6 +29,7 @@ from .model import Message, Problem
 from .store import TEMP_SUFFIX, appended_at, parse
 
 CHUNK = 1000
+ID_SEP = "\x00"  # ids never hold it (formats.claude falls back to the hash id)
 
 
 class Rows:
@@ -37,12 +38,14 @@ class Rows:
     Ids, read flags and array indices live in memory; the entries themselves
     stay spans of the file's bytes when the file has Claude Code's own layout
     (100,000 entries then cost their bytes, not a million Python objects), or
-    parsed dicts otherwise.
+    parsed dicts otherwise. Ids are kept joined, a chunk to a string: 100,000
+    small strings that outlive a load would pin the heap it fragmented.
     """
 
     def __init__(self, data: bytes = b"", spans: bool = True) -> None:
         self.data = data
-        self.ids: list[str] = []
+        self._id_chunks: list[str] = []  # ids joined by ID_SEP, up to CHUNK a string
+        self._pending: list[str] = []
         self.read = bytearray()
         self.index = array("q")
         self.starts = array("q")
@@ -50,7 +53,25 @@ class Rows:
         self.dicts: list[dict[str, Any]] | None = None if spans else []
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.read)
+
+    def iter_ids(self) -> Iterator[str]:
+        for chunk in self._id_chunks:
+            yield from chunk.split(ID_SEP)
+        yield from self._pending
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.iter_ids())
+
+    def seal(self) -> None:
+        """Join the ids added since the last seal (a short last chunk is topped up)."""
+        if not self._pending:
+            return
+        if self._id_chunks and self._id_chunks[-1].count(ID_SEP) + 1 < CHUNK:
+            self._pending[:0] = self._id_chunks.pop().split(ID_SEP)
+        self._id_chunks.append(ID_SEP.join(self._pending))
+        self._pending = []
 
     @property
     def unread(self) -> int:
@@ -64,7 +85,7 @@ class Rows:
         span: tuple[int, int] | None,
         entry: dict[str, Any],
     ) -> None:
-        self.ids.append(entry_id)
+        self._pending.append(entry_id)
         self.read.append(1 if read else 0)
         self.index.append(index)
         if self.dicts is None:
@@ -86,11 +107,9 @@ class Rows:
     def extended(self, data: bytes) -> Rows:
         """A copy over `data`, a file that only grew: the known spans still hold."""
         rows = Rows(data, spans=self.dicts is None)
-        rows.ids, rows.read, rows.index = (
-            list(self.ids),
-            bytearray(self.read),
-            array("q", self.index),
-        )
+        self.seal()
+        rows._id_chunks = list(self._id_chunks)
+        rows.read, rows.index = bytearray(self.read), array("q", self.index)
         rows.starts, rows.ends = array("q", self.starts), array("q", self.ends)
         return rows
 
@@ -138,10 +157,10 @@ class Diff:
             if self.keep_added:
                 self.added += fresh
 
-    def removed(self, now: list[str]) -> list[str]:
+    def removed(self, rows: Rows) -> list[str]:
         if self.tail or not self.before:
             return []
-        present = set(now)
+        present = set(rows.iter_ids())
         return [i for i in self.before if i not in present]
 
 
@@ -197,8 +216,10 @@ def load_rows(
         rows.add(msg.id, msg.read, i, None, entry)
         batch.append(msg)
         if len(batch) >= CHUNK:
+            rows.seal()
             feed(batch, False)
             batch = []
+    rows.seal()
     feed(batch, False)
     rows.data = b""  # dict rows need no bytes
     return rows
@@ -235,6 +256,7 @@ def _load_spans(
             msg = fmt.message(entry, first_index + c + k, team, inbox)
             rows.add(msg.id, msg.read, first_index + c + k, span, entry)
             batch.append(msg)
+        rows.seal()
         feed(batch)
 
 
@@ -306,8 +328,8 @@ class Tracker:
             if key not in wanted:
                 state = self.inboxes.pop(key)
                 self.by_path.pop(state.path, None)
-                if state.rows.ids:
-                    removed = list(state.rows.ids)
+                if len(state.rows):
+                    removed = state.rows.ids
                     self.history.record(state.team, state.inbox, [], removed)
                     changes.append(Change(state.team, state.inbox, [], removed, [], 0, 0))
         for state in list(self.inboxes.values()):
@@ -373,7 +395,7 @@ class Tracker:
         state.error = None
         state.parsed = True
         state.rows = rows
-        removed = diff.removed(rows.ids)
+        removed = diff.removed(rows)
         if removed or initial:
             self.history.record(state.team, state.inbox, [], removed)
         if initial or diff.added or removed or diff.updated:

@@ -98,7 +98,7 @@ class ClaudeFormat:
 
     def entry_id(self, entry: dict[str, Any], index: int) -> str:
         msg_id = entry.get("msg_id")
-        if isinstance(msg_id, str) and msg_id:
+        if isinstance(msg_id, str) and msg_id and "\x00" not in msg_id:
             return msg_id
         # Claude Code's own identity key for an entry.
         return "c-" + short_hash(entry["from"], entry["timestamp"], entry["text"])
