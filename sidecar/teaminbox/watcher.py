@@ -437,6 +437,8 @@ class Hints(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
+        if event.is_directory and event.event_type == "modified":
+            return  # a folder's listing changed: its files' own events say how
         for p in (event.src_path, getattr(event, "dest_path", "")):
             if p:
                 self.forward(os.fsdecode(p))
