@@ -543,26 +543,27 @@ def render(
 
 NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, same machine)
 
-- **History of the fixes.** Before 89834ec the tail check never matched a JSON.stringify
-  append (the byte before `]` differs), so every append was a full 27 MB parse (p50 125 ms end
-  to end). Then the check copied the 27 MB buffer four times (p50 49-58 ms); it now finds the
-  last entry by scanning back over whitespace and compares with
-  `new.startswith(memoryview(old)[:end])` (no copy). In process, `Tracker.refresh_paths` after
-  a one-entry append takes p50 10-20 ms: reading the 27 MB file (6-8 ms) and comparing its
-  prefix (5-12 ms, memory bandwidth on this shared machine); parsing the tail is < 1 ms.
-  The rest of the end-to-end figure is the 2 ms coalescing delay, the hop to the state thread
-  and back, SQLite/FTS archiving of the new entry, and JSON-RPC encoding on both sides.
+- **Big-inbox append.** Before 89834ec the tail check never matched a JSON.stringify append
+  (the byte before `]` differs), so every append was a full 27 MB parse (p50 125 ms end to
+  end). Then the check copied the 27 MB buffer four times (p50 49-58 ms), and every write also
+  set off a full rescan, because the inbox folder's own "modified" event was taken for a team
+  change (p50 32-40 ms). Now the check finds the last entry by scanning back over whitespace,
+  compares with `new.startswith(memoryview(old)[:end])` (no copy), and folder "modified"
+  events are ignored. What is left is reading the 27 MB file and comparing its prefix with the
+  previous bytes (memory bandwidth: 10-20 ms here, noisy), parsing the tail (< 1 ms),
+  archiving the new entry, and JSON-RPC on both sides. Comparing every byte is deliberate:
+  a prefix taken on trust would miss a peer's rewrite that happened to grow the file.
 - **Peak RSS.** It was 969 MB at 100,000 entries when the first scan archived every message in
   one SQLite transaction and the tracker held a `Message` plus its `raw` dict per entry. Now the
-  tracker keeps, per entry, only its id, read flag and byte span in the file's bytes (which it
-  keeps for the tail check: 31 MB here), parses a chunk of 1,000 entries at a time, archives
-  chunk by chunk, and pages parse only the entries they return. What is left at 100,000: the
-  interpreter with pygls/lsprotocol/watchdog/sqlite (~44 MB), the file's bytes (31 MB), the ids
-  (~9 MB), and allocator fragmentation (`malloc_trim` would return ~9 MB after the load, but
-  not lower the high-water mark).
-- **Write -> didChange (meets):** the ~7 ms over a bare watchdog callback is the 2 ms
-  coalescing delay, one hop to the state thread (stat, read, parse, SQLite record in WAL mode,
-  unread count) and back, and JSON-RPC encoding/decoding.
+  tracker keeps, per entry, only its read flag, array index and byte span into the file's bytes
+  (kept for the tail check: 31 MB here); ids are kept joined a chunk of 1,000 to a string
+  (100,000 small strings outliving the load pinned ~15 MB of fragmented heap); entries are
+  parsed and archived a chunk at a time; pages parse only the entries they return. What is
+  left: the interpreter with pygls/lsprotocol/watchdog/sqlite (~44 MB), the file's bytes, ids
+  and spans (~37 MB), and the SQLite page cache (512 KiB).
+- **Write -> didChange:** the few ms over a bare watchdog callback are the 2 ms coalescing
+  delay, one hop to the state thread (stat, read, parse, SQLite record in WAL mode, unread
+  count) and back, and JSON-RPC encoding/decoding.
 """
 
 
