@@ -73,3 +73,14 @@ def test_append_bytes_matches_json_stringify() -> None:
     full = node_stringify(node, [doc + new for doc, new in cases])
     for (doc, new), before, after in zip(cases, old, full, strict=True):
         assert CLAUDE.append_bytes(before, new) == after, (doc, new)
+
+
+def test_numbers_and_index_keys_match_json_stringify() -> None:
+    """Floats a Python tool may have written, and keys JavaScript lists first."""
+    docs: list[Any] = [
+        [{"from": "a", "text": "b", "timestamp": "t", "n": [1.0, -0.0, 2.5, 1e20, 0.1, 1e16]}],
+        [{"b": 1, "15": 2, "a": 3, "01": 4, "0": 5, "4294967294": 6, "4294967295": 7}],
+        {"messages": [{"2": {"1": [], "x": {"10": 1, "9": 2}}}], "1": None},
+    ]
+    expected = node_stringify(node_exe(), docs)
+    assert [CLAUDE.serialize(d) for d in docs] == expected

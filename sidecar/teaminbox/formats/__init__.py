@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from array import array
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -52,8 +53,60 @@ def loads(data: bytes, path: str) -> Any:
             raise CorruptInbox(f"{path}: {err} ({fast_err})", path=path) from err
 
 
+_INDEX_KEY = re.compile(r"(?:^|\x00)(?:0|[1-9][0-9]{0,9})(?:\x00|$)")
+_PLAIN = (str, bool, int, type(None))
+
+
+def _is_index(key: str) -> bool:
+    """A key JavaScript treats as an array index: it lists those first, ascending."""
+    return (
+        key.isascii()
+        and key.isdigit()
+        and (key == "0" or key[0] != "0")
+        and int(key) < 4_294_967_295
+    )
+
+
+def js_order(value: Any) -> Any:
+    """`value` as JavaScript holds it after JSON.parse: index-like keys first, ascending, and
+    integral floats as integers. Returns `value` itself when nothing changes (the usual case,
+    checked at C speed: a 10,000-entry inbox costs a few ms)."""
+    kind = type(value)
+    if kind is dict:
+        new = None
+        for k, v in value.items():
+            if type(v) in _PLAIN:
+                continue
+            w = js_order(v)
+            if w is not v:
+                new = dict(value) if new is None else new
+                new[k] = w
+        out = value if new is None else new
+        if _INDEX_KEY.search("\x00".join(out)):
+            keys = sorted((k for k in out if _is_index(k)), key=int)
+            out = {
+                **{k: out[k] for k in keys},
+                **{k: v for k, v in out.items() if not _is_index(k)},
+            }
+        return out
+    if kind is list:
+        new_list = None
+        for i, v in enumerate(value):
+            if type(v) in _PLAIN:
+                continue
+            w = js_order(v)
+            if w is not v:
+                new_list = list(value) if new_list is None else new_list
+                new_list[i] = w
+        return value if new_list is None else new_list
+    if kind is float and value.is_integer() and abs(value) < 1e21:  # JS prints these as integers
+        return int(value)
+    return value
+
+
 def dumps_indented(value: Any) -> bytes:
-    """JSON with 2-space indentation, laid out as JavaScript's JSON.stringify(v, null, 2)."""
+    """JSON with 2-space indentation, byte for byte as JavaScript's JSON.stringify(v, null, 2)."""
+    value = js_order(value)
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except TypeError:
