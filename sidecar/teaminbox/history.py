@@ -133,13 +133,6 @@ class History:
         )
         return [self._message(r[0], archived=True) for r in rows]
 
-    def archived_count(self, team: str, inbox: str) -> int:
-        row = self.db.execute(
-            "SELECT count(*) FROM messages WHERE team=? AND inbox=? AND gone_at IS NOT NULL",
-            (team, inbox),
-        ).fetchone()
-        return int(row[0])
-
     def _message(self, body: bytes, archived: bool) -> Message:
         data: dict[str, Any] = orjson.loads(body)
         msg = converter.structure(data, Message)

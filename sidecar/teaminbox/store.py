@@ -44,12 +44,8 @@ class Snapshot:
     entries: list[Any]
     problems: list[EntryProblem]
 
-    @property
-    def exists(self) -> bool:
-        return self.data is not None
 
-
-def _read_bytes(path: str) -> bytes | None:
+def read_bytes(path: str) -> bytes | None:
     try:
         with open(path, "rb") as f:
             return f.read()
@@ -72,7 +68,7 @@ def parse(fmt: InboxFormat, path: str, data: bytes | None) -> Snapshot:
 
 def read(fmt: InboxFormat, path: str) -> Snapshot:
     """Parse an inbox without locking (writers replace it atomically)."""
-    return parse(fmt, path, _read_bytes(path))
+    return parse(fmt, path, read_bytes(path))
 
 
 def messages(fmt: InboxFormat, snap: Snapshot, team: str, inbox: str) -> list[Message]:
@@ -257,7 +253,7 @@ def update(
             if pre is not None and _unchanged(path, seen_id):
                 new, result = pre
             else:
-                current = _read_bytes(path)
+                current = read_bytes(path)
                 snap = None
                 if appends_only and pre_snap is not None and current is not None:
                     snap = _extended(fmt, pre_snap, current)
@@ -352,7 +348,7 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
     """
     tmp = temp_path(path)
     with peer_lock(fmt.name, path) as lock:
-        data = _read_bytes(path)
+        data = read_bytes(path)
         if data is None:
             return 0, 0, None
         try:

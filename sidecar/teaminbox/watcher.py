@@ -26,7 +26,7 @@ from .errors import CorruptInbox
 from .formats import InboxFormat
 from .history import History
 from .model import Message, Problem
-from .store import TEMP_SUFFIX, appended_at, parse
+from .store import TEMP_SUFFIX, appended_at, parse, read_bytes
 
 CHUNK = 1000
 ID_SEP = "\x00"  # ids never hold it (formats.claude falls back to the hash id)
@@ -307,7 +307,7 @@ class Tracker:
         self.rosters: dict[str, Roster] = {}
         self.inboxes: dict[tuple[str, str], InboxState] = {}
         self.by_path: dict[str, tuple[str, str]] = {}
-        self._shape: Any = None
+        self._shape: list[tuple[object, str | None]] | None = None
 
     def scan(self) -> tuple[bool, list[Change]]:
         """Re-list teams and members; refresh every inbox. Returns (teams changed, changes)."""
@@ -336,27 +336,25 @@ class Tracker:
             change = self.refresh(state)
             if change:
                 changes.append(change)
-        shape = self._team_shape()
+        return self._teams_changed(), changes
+
+    def _teams_changed(self) -> bool:
+        """Did the set of teams and inboxes, or any of their errors, change since last asked?"""
+        inboxes = sorted((k, s.error.message if s.error else None) for k, s in self.inboxes.items())
+        teams = sorted(
+            (k, t.config_error.message if t.config_error else None) for k, t in self.teams.items()
+        )
+        shape: list[tuple[object, str | None]] = [*inboxes, *teams]
         changed = shape != self._shape
         self._shape = shape
-        return changed, changes
-
-    def _team_shape(self) -> Any:
-        return sorted(
-            (key, s.error.message if s.error else None) for key, s in self.inboxes.items()
-        ) + sorted(
-            (tid, t.config_error and t.config_error.message) for tid, t in self.teams.items()
-        )
+        return changed
 
     def refresh_paths(self, paths: set[str]) -> tuple[bool, list[Change]]:
         """Re-read the inboxes named by hints; anything unknown triggers a full scan."""
         if any(p not in self.by_path for p in paths):
             return self.scan()
         changes = [c for p in paths if (c := self.refresh(self.inboxes[self.by_path[p]]))]
-        shape = self._team_shape()
-        changed = shape != self._shape
-        self._shape = shape
-        return changed, changes
+        return self._teams_changed(), changes
 
     def refresh(self, state: InboxState) -> Change | None:
         sig = _sig(state.path)
@@ -366,13 +364,7 @@ class Tracker:
         # at start-up and is fixed later is no news for what the history already knew.
         initial = not state.parsed
         state.sig = sig
-        data: bytes | None = None
-        if sig is not None:
-            try:
-                with open(state.path, "rb") as f:
-                    data = f.read()
-            except FileNotFoundError:
-                data = None
+        data = read_bytes(state.path) if sig is not None else None
         old = state.rows
         if initial:
             known_before = self.history.known_inbox(state.team, state.inbox)

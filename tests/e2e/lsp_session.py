@@ -298,6 +298,20 @@ def server_env() -> dict[str, str]:
     return dict(os.environ)
 
 
+async def close_stdin_and_wait(server: asyncio.subprocess.Process, seconds: float = 5) -> None:
+    """Close the server's stdin (its client is gone); it must exit within `seconds`."""
+    if server.stdin is not None:
+        server.stdin.close()
+    try:
+        await asyncio.wait_for(server.wait(), seconds)
+    except asyncio.TimeoutError:
+        server.kill()
+        await server.wait()
+        raise AssertionError(
+            f"the server kept running {seconds:.0f} s after its stdin closed"
+        ) from None
+
+
 # Test modules import this fixture by name. (No conftest.py here: tests/conftest.py is
 # imported as `conftest` by the unit tests, and a second one would shadow it.)
 @pytest_lsp.fixture(
@@ -316,11 +330,4 @@ async def finish(client: LanguageClient) -> None:
     finally:
         if server is not None and server.returncode is None:
             # No session (or a broken one): close its stdin, then make sure it ends.
-            if server.stdin is not None:
-                server.stdin.close()
-            try:
-                await asyncio.wait_for(server.wait(), 5)
-            except asyncio.TimeoutError:
-                server.kill()
-                await server.wait()
-                raise AssertionError("the server did not exit after its stdin closed") from None
+            await close_stdin_and_wait(server)

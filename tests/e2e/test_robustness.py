@@ -19,6 +19,7 @@ from lsp_session import (
     call,
     call_error,
     claude_inbox,
+    close_stdin_and_wait,
     entry,
     error_code,
     make_client,
@@ -242,13 +243,8 @@ async def test_exits_when_stdin_closes(tmp_path: Path, initialized: bool) -> Non
         await start(c, options(tmp_path))
         await call(c, "teamInbox/teams", {})
     t0 = time.monotonic()
-    server.stdin.close()
     try:
-        await asyncio.wait_for(server.wait(), 5)
-    except asyncio.TimeoutError:
-        server.kill()
-        await server.wait()
-        raise AssertionError("the server kept running 5 s after its stdin closed") from None
+        await close_stdin_and_wait(server)
     finally:
         c._stop_event.set()
     assert time.monotonic() - t0 < 5

@@ -35,7 +35,7 @@ def test_gone_messages_are_archived_and_come_back(tmp_path: Path) -> None:
     assert [(m.id, m.text, m.from_, m.archived) for m in old] == [("m1", "one", "researcher", True)]
     assert old[0].raw["msg_id"] == "m1"
     h.record("claude:alpha", "user", [msg(1, "one")], [])  # reappears in the file
-    assert h.archived_count("claude:alpha", "user") == 0
+    assert h.archived("claude:alpha", "user") == []
 
 
 def test_seen_state_is_per_inbox(tmp_path: Path) -> None:
