@@ -320,16 +320,17 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
     from .history import History
-    from .store import messages as to_messages
 
     history = History(args.history)
     r = actions.team_roster(settings, args.team)
     member = r.resolve_inbox(args.inbox or r.own_inbox or "")
-    snap = read(r.team.fmt, r.team.inbox_path(member.inbox))
-    current = to_messages(r.team.fmt, snap, r.team.id, member.inbox)
-    history.record(r.team.id, member.inbox, current, [])
+    path, fmt = r.team.inbox_path(member.inbox), r.team.fmt
+    before = messages(fmt, read(fmt, path), r.team.id, member.inbox)
+    history.record(r.team.id, member.inbox, before, [])
     res = actions.compact(settings, args.team, member.inbox, history.known_ids)
-    history.record(r.team.id, member.inbox, [], [])
+    left = {m.id for m in messages(fmt, read(fmt, path), r.team.id, member.inbox)}
+    # What was pruned is now served from the history as archived.
+    history.record(r.team.id, member.inbox, [], [m.id for m in before if m.id not in left])
     if args.json:
         _print_json(converter.unstructure(res))
     else:

@@ -203,3 +203,28 @@ def test_identity_and_claude_config_dir(teams: Teams, tmp_path: Path) -> None:
     proc = teams.cli("teams", "--json", CLAUDE_CONFIG_DIR=str(other))
     ids = [t["id"] for t in json.loads(proc.stdout)["teams"]]
     assert ids == ["pseudoclaude:beta"]
+
+
+def test_compact_prunes_read_entries_into_the_history(teams: Teams, tmp_path: Path) -> None:
+    from teaminbox.history import History
+
+    user = teams.cinbox("user")
+    entries = [
+        {
+            "from": "researcher",
+            "text": f"m{i}",
+            "timestamp": f"2026-11-29T10:00:0{i}.000Z",
+            "read": i < 2,
+            "msg_id": f"id-{i}",
+        }
+        for i in range(3)
+    ]
+    user.write_text(json.dumps(entries, indent=2))
+    db = tmp_path / "history.db"
+    proc = teams.cli("compact", "alpha", "--history", str(db), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["removed"] == 2
+    assert [e["msg_id"] for e in json.loads(user.read_text())] == ["id-2"]
+    h = History(str(db))
+    assert sorted(m.id for m in h.archived("claude:alpha", "user")) == ["id-0", "id-1"]
+    assert h.known_ids("claude:alpha", "user") == {"id-2"}
