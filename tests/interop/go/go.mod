@@ -1,0 +1,3 @@
+module teaminbox.test/pcmail
+
+go 1.22
