@@ -10,10 +10,10 @@ from typing import Any
 
 import orjson
 
-from . import actions
-from .discovery import Settings, default_roots, describe, find_teams, parse_root
+from . import maintenance, marking, sending
+from .discovery import Roster, Settings, describe, find_teams, resolve_team, roster
 from .errors import InvalidParams, TeamInboxError
-from .model import FORMATS, Message, Team, converter
+from .model import Message, Team, converter
 from .store import messages, read
 
 EXIT_ERROR = 1
@@ -21,20 +21,15 @@ EXIT_PARTIAL = 3
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    roots = [] if args.no_default_roots else default_roots()
     extra = list(args.root or [])
     env_roots = os.environ.get("TEAMINBOX_ROOTS")
     if env_roots:
         extra += [r for r in env_roots.split(os.pathsep) if r]
-    roots += [parse_root(r) for r in extra]
-    settings = Settings(roots=roots)
-    for spec in args.identity or []:
-        fmt, sep, name = spec.partition("=")
-        if sep and fmt in FORMATS:
-            settings.identity[fmt] = name
-        else:
-            settings.identity = {f: spec for f in FORMATS}
-    return settings
+    return Settings.build(extra, defaults=not args.no_default_roots, identity=args.identity)
+
+
+def _roster(settings: Settings, team: str) -> Roster:
+    return roster(resolve_team(settings.roots, team), settings)
 
 
 def _print_json(value: Any) -> None:
@@ -85,7 +80,7 @@ def _show_message(msg: Message) -> None:
 
 
 def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
-    teams = [describe(t, settings) for t in find_teams(settings.roots)]
+    teams = [describe(roster(t, settings), counts=True) for t in find_teams(settings.roots)]
     if args.json:
         _print_json({"teams": converter.unstructure(teams)})
     elif not teams:
@@ -96,7 +91,7 @@ def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
-    r = actions.team_roster(settings, args.team)
+    r = _roster(settings, args.team)
     member = r.resolve_inbox(args.inbox)
     fmt = r.team.fmt
     snap = read(fmt, r.team.inbox_path(member.inbox))
@@ -136,15 +131,14 @@ def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
 
 
 def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
-    results = actions.send(
-        settings,
-        args.team,
+    results = sending.send(
+        _roster(settings, args.team),
         args.to,
         _text_arg(args),
         summary=args.summary,
         type=args.type,
         color=args.color,
-        payload=actions.parse_payload(args.payload),
+        payload=sending.parse_payload(args.payload),
         sender=getattr(args, "sender", None),
     )
     return _report_send(args, results)
@@ -156,9 +150,12 @@ def cmd_broadcast(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_mark_read(args: argparse.Namespace, settings: Settings) -> int:
-    n = actions.mark_read(
-        settings, args.team, args.inbox, args.ids, all=args.all, deliver=args.deliver
-    )
+    r = _roster(settings, args.team)
+    member = r.resolve_inbox(args.inbox)
+    if marking.writes_file(r, member) or args.discard:
+        n = marking.set_read(r, member, args.ids, every=args.all, discard=args.discard)
+    else:
+        n = _mark_seen(args, r, member)
     if args.json:
         _print_json({"marked": n})
     else:
@@ -167,21 +164,19 @@ def cmd_mark_read(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
-    res = actions.repair(settings, args.team, args.inbox)
+    r = _roster(settings, args.team)
+    path, kept, dropped, backup = maintenance.repair(r, r.resolve_inbox(args.inbox))
     if args.json:
-        _print_json(converter.unstructure(res))
-    elif res.backup is None:
-        print(f"{res.path}: healthy, {res.kept} entries; nothing to repair")
+        _print_json({"path": path, "kept": kept, "dropped": dropped, "backup": backup})
+    elif backup is None:
+        print(f"{path}: healthy, {kept} entries; nothing to repair")
     else:
-        print(
-            f"{res.path}: kept {res.kept} entries, dropped {res.dropped};"
-            f" original saved as {res.backup}"
-        )
+        print(f"{path}: kept {kept} entries, dropped {dropped}; original saved as {backup}")
     return 0
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
-    findings = actions.doctor(settings)
+    findings = maintenance.doctor(settings)
     if args.json:
         _print_json({"findings": converter.unstructure(findings)})
     elif not findings:
@@ -246,16 +241,22 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--from", dest="sender", help="send as NAME instead of your identity")
         sp.set_defaults(func=cmd_send if name == "send" else cmd_broadcast)
 
-    sp = add("mark-read", "set read: true on messages (deletes nothing)")
+    sp = add(
+        "mark-read",
+        "mark messages read: your own inbox's file gets read: true; an agent's inbox"
+        " (which its runner consumes) only the seen state, unless --discard",
+    )
     sp.add_argument("team")
     sp.add_argument("inbox")
     sp.add_argument("ids", nargs="*", help="message ids (see `read --json`)")
     sp.add_argument("--all", action="store_true", help="every unread message")
     sp.add_argument(
-        "--deliver",
+        "--discard",
         action="store_true",
-        help="allow marking another agent's inbox (steals its delivery)",
+        help="write read: true into an agent's inbox: its runner then DROPS those messages"
+        " undelivered",
     )
+    sp.add_argument("--history", help="history database (default: in the user data folder)")
     sp.set_defaults(func=cmd_mark_read)
 
     sp = add("repair", "salvage the valid entries of a corrupt inbox (original kept)")
@@ -318,19 +319,38 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
+def _history(args: argparse.Namespace) -> Any:
     from .history import History
 
-    history = History(args.history)
-    r = actions.team_roster(settings, args.team)
+    return History(getattr(args, "history", None))
+
+
+def _mark_seen(args: argparse.Namespace, r: Roster, member: Any) -> int:
+    """An agent's inbox: the person's "read" is the seen state, the file stays as it is."""
+    marking.check_ids(args.ids, args.all)
+    fmt = r.team.fmt
+    present = messages(fmt, read(fmt, r.team.inbox_path(member.inbox)), r.team.id, member.inbox)
+    history = _history(args)
+    try:
+        history.record(r.team.id, member.inbox, present, [])
+        ids = [m.id for m in present] if args.all else list(args.ids)
+        marking.unknown(
+            ids, history.all_ids(r.team.id, member.inbox), f"{r.team.id} {member.inbox}"
+        )
+        n: int = history.mark_seen(r.team.id, member.inbox, ids)
+        return n
+    finally:
+        history.close()
+
+
+def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
+    r = _roster(settings, args.team)
     member = r.resolve_inbox(args.inbox or r.own_inbox or "")
-    path, fmt = r.team.inbox_path(member.inbox), r.team.fmt
-    before = messages(fmt, read(fmt, path), r.team.id, member.inbox)
-    history.record(r.team.id, member.inbox, before, [])
-    res = actions.compact(settings, args.team, member.inbox, history.known_ids)
-    left = {m.id for m in messages(fmt, read(fmt, path), r.team.id, member.inbox)}
-    # What was pruned is now served from the history as archived.
-    history.record(r.team.id, member.inbox, [], [m.id for m in before if m.id not in left])
+    history = _history(args)
+    try:
+        res = maintenance.compact(r, member, history)
+    finally:
+        history.close()
     if args.json:
         _print_json(converter.unstructure(res))
     else:

@@ -12,11 +12,11 @@ import os
 import time
 from pathlib import Path
 
-from . import actions
-from .discovery import Root, Settings
+from . import marking
+from .discovery import Root, Settings, resolve_team, roster
 from .formats.claude import now_iso
 from .formats.pseudoclaude import now_rfc3339_nano
-from .store import append, ensure_claude_inbox, messages, read
+from .store import messages, read
 
 CLAUDE_TEAM = "demo-team"
 PC_TEAM = "demo-pc"
@@ -156,7 +156,7 @@ def answer_once(home: Path) -> int:
     for team, names in TEAMMATES.items():
         for name in names:
             settings = Settings(roots=roots(home))
-            r = actions.team_roster(settings, team)
+            r = roster(resolve_team(settings.roots, team), settings)
             member = r.resolve_inbox(name)
             snap = read(r.team.fmt, r.team.inbox_path(member.inbox))
             unread = [
@@ -166,7 +166,8 @@ def answer_once(home: Path) -> int:
             ]
             if not unread:
                 continue
-            actions.mark_read(settings, team, member.inbox, [m.id for m in unread], deliver=True)
+            # the simulated runner consumes its inbox, as a real one does
+            marking.set_read(r, member, [m.id for m in unread], discard=True)
             as_me = Settings(roots=roots(home), identity={"claude": name, "pseudoclaude": name})
             to = "user" if r.team.format == "claude" else "lead"
             for m in unread:
@@ -183,16 +184,13 @@ def answer_once(home: Path) -> int:
 
 
 def _reply(settings: Settings, team: str, to: str, text: str, summary: str) -> None:
-    r = actions.team_roster(settings, team)
+    r = roster(resolve_team(settings.roots, team), settings)
     fmt = r.team.fmt
     target = next(m for m in r.members if to in (m.name, m.inbox))
-    path = r.team.inbox_path(target.inbox)
-    if fmt.name == "claude":
-        ensure_claude_inbox(path)
     entry = fmt.new_entry(
         sender=r.identity, recipient=target.agent_id or target.inbox, text=text, summary=summary
     )
-    append(fmt, path, [entry])
+    fmt.deliver(r.team.inbox_path(target.inbox), entry, 30.0)
 
 
 def simulate(home: Path, interval: float = 0.5, duration: float | None = None) -> None:

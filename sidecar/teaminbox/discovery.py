@@ -1,9 +1,8 @@
-"""Roots -> teams -> members -> inboxes.
+"""Roots -> teams -> rosters, the same for every format (each says how through formats/).
 
-Claude Code keeps `teams/<team>/config.json` (camelCase) and
-`inboxes/<member name>.json`; PseudoClaude keeps `config.json` (snake_case)
-and `inboxes/<agent id>.json`. A team is `claude:<dir>` or
-`pseudoclaude:<dir>`; a bare dir name is accepted where it is unambiguous.
+A team is `<format>:<dir>` (`claude:my-team`, `pseudoclaude:auth`,
+`filebus:my-project`); a bare dir name is accepted where it is unambiguous.
+Settings are parsed here once, for the CLI and the server alike.
 """
 
 from __future__ import annotations
@@ -13,36 +12,37 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
-import orjson
 
 from .errors import (
     AmbiguousTeam,
-    CorruptInbox,
     InvalidName,
+    InvalidParams,
     TeamInboxError,
     UnknownInbox,
     UnknownRecipient,
     UnknownTeam,
     check_name,
 )
-from .formats import InboxFormat, get
-from .model import FORMATS, Format, Member, Problem, Team
-from .store import Snapshot, read
+from .formats import InboxFormat, get, registry
+from .model import Member, Problem, Team
 
-CLAUDE_USER_INBOX = "user"
+BROADCAST = ("*", "broadcast", "all")  # `all` is PseudoClaude's own spelling
 
 
 @attrs.define(frozen=True)
 class Root:
     path: str
-    format: Format | None = None  # None: detected per team
+    format: str | None = None  # None: detected per team
 
 
 def parse_root(spec: str) -> Root:
-    """`PATH`, `claude=PATH` or `pseudoclaude=PATH`."""
+    """`PATH` or `FORMAT=PATH` (FORMAT: a registered format, any case)."""
     fmt, sep, path = spec.partition("=")
-    if sep and fmt in FORMATS:
-        return Root(os.path.abspath(os.path.expanduser(path)), fmt)
+    if sep and fmt.lower() in registry():
+        return Root(os.path.abspath(os.path.expanduser(path)), fmt.lower())
+    if sep and fmt and os.sep not in fmt and not os.path.exists(spec):
+        known = ", ".join(registry())
+        raise InvalidParams(f"unknown format {fmt!r} in root {spec!r} (formats: {known})")
     return Root(os.path.abspath(os.path.expanduser(spec)))
 
 
@@ -55,13 +55,44 @@ def default_roots(env: Mapping[str, str] = os.environ) -> list[Root]:
     ]
 
 
+def _default_identity() -> dict[str, str | None]:
+    return {name: f.default_identity for name, f in registry().items()}
+
+
 @attrs.define
 class Settings:
     roots: list[Root] = attrs.Factory(default_roots)
-    # The person's identity per format; None for PseudoClaude means "the lead".
-    identity: dict[str, str | None] = attrs.Factory(
-        lambda: {"claude": CLAUDE_USER_INBOX, "pseudoclaude": None}
-    )
+    # The person's identity per format; None means the format's default (PseudoClaude: the lead).
+    identity: dict[str, str | None] = attrs.Factory(_default_identity)
+
+    @classmethod
+    def build(
+        cls,
+        roots: Iterable[str] = (),
+        *,
+        defaults: bool = True,
+        identity: Iterable[str] | Mapping[str, Any] | str | None = None,
+    ) -> Settings:
+        """From the CLI's flags or the server's initialization options."""
+        settings = cls(roots=(default_roots() if defaults else []) + [parse_root(r) for r in roots])
+        if isinstance(identity, str):
+            identity = [identity]
+        if isinstance(identity, Mapping):
+            pairs = [(k, v) for k, v in identity.items() if v is not None]
+        else:
+            pairs = [_identity_spec(spec) for spec in identity or ()]
+        for fmt, name in pairs:
+            name = check_name(name, "identity")
+            for f in [fmt] if fmt else list(registry()):
+                if f not in registry():
+                    raise InvalidParams(f"unknown format {f!r} in identity")
+                settings.identity[f] = name
+        return settings
+
+
+def _identity_spec(spec: str) -> tuple[str | None, str]:
+    fmt, sep, name = spec.partition("=")
+    return (fmt, name) if sep and fmt in registry() else (None, spec)
 
 
 @attrs.define
@@ -69,7 +100,7 @@ class TeamDir:
     """A team folder found on disk, with its config parsed (or the error)."""
 
     id: str
-    format: Format
+    format: str
     name: str
     path: str
     root: str
@@ -80,94 +111,60 @@ class TeamDir:
     def fmt(self) -> InboxFormat:
         return get(self.format)
 
-    @property
-    def inbox_dir(self) -> str:
-        return os.path.join(self.path, "inboxes")
-
     def inbox_path(self, inbox: str) -> str:
-        return os.path.join(self.inbox_dir, check_name(inbox, "inbox name") + ".json")
-
-    def config_members(self) -> list[dict[str, Any]]:
-        members = (self.config or {}).get("members")
-        return [m for m in members if isinstance(m, dict)] if isinstance(members, list) else []
-
-    def inbox_files(self) -> list[str]:
-        """Inbox stems on disk; hidden names are temp files (PseudoClaude's `.tmp-*.json`)."""
-        try:
-            names = os.listdir(self.inbox_dir)
-        except (FileNotFoundError, NotADirectoryError):
-            return []
-        return sorted(n[:-5] for n in names if n.endswith(".json") and not n.startswith("."))
+        return self.fmt.inbox_path(self.path, inbox)
 
 
-def _read_config(path: str) -> tuple[dict[str, Any] | None, Problem | None]:
-    cfg = os.path.join(path, "config.json")
-    try:
-        with open(cfg, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return None, Problem("missing_config", f"{cfg}: no config.json", cfg)
-    except OSError as err:
-        return None, Problem("unreadable_config", f"{cfg}: {err.strerror}", cfg)
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as err:
-        return None, Problem(
-            "corrupt_config", f"{cfg}: invalid JSON at line {err.lineno} column {err.colno}", cfg
-        )
-    if not isinstance(value, dict):
-        return None, Problem("corrupt_config", f"{cfg}: top level is not an object", cfg)
-    return value, None
-
-
-def _detect(path: str, config: dict[str, Any] | None) -> Format:
-    if config is not None:
-        if "lead_agent_id" in config or "sanitized_name" in config:
-            return "pseudoclaude"
-        if "leadAgentId" in config or "leadSessionId" in config:
-            return "claude"
-    inboxes = os.path.join(path, "inboxes")
-    try:
-        for name in sorted(os.listdir(inboxes)):
-            if name.endswith(".json") and not name.startswith("."):
-                with open(os.path.join(inboxes, name), "rb") as f:
-                    head = f.read(64).lstrip()
-                if head[:1] == b"{":
-                    return "pseudoclaude"
-                if head[:1] == b"[":
-                    return "claude"
-    except OSError:
-        pass
+def _detect(team_path: str, config: dict[str, Any] | None) -> str:
+    for name, fmt in registry().items():
+        if fmt.sniff(team_path, config):
+            return name
     return "claude"
 
 
 def find_teams(roots: Iterable[Root]) -> list[TeamDir]:
     teams: dict[str, TeamDir] = {}
     for root in roots:
-        try:
-            names = sorted(os.listdir(root.path))
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        for name in names:
-            path = os.path.join(root.path, name)
-            if name.startswith(".") or not os.path.isdir(path):
-                continue
-            config, problem = _read_config(path)
-            fmt = root.format or _detect(path, config)
-            team_id = f"{fmt}:{name}"
-            if team_id not in teams:  # the first root that has it wins
-                teams[team_id] = TeamDir(team_id, fmt, name, path, root.path, config, problem)
+        formats = [get(root.format)] if root.format else list(registry().values())
+        for fmt in formats:
+            for name, path in fmt.team_dirs(root.path, explicit=root.format is not None):
+                config, problem = fmt.read_config(path)
+                kind = fmt.name if root.format else _detect(path, config)
+                if kind != fmt.name:
+                    config, problem = get(kind).read_config(path)
+                team_id = f"{kind}:{name}"
+                if team_id not in teams:  # the first root that has it wins
+                    teams[team_id] = TeamDir(team_id, kind, name, path, root.path, config, problem)
     return list(teams.values())
 
 
+def watch_plan(roots: Iterable[Root]) -> list[tuple[str, bool]]:
+    """(folder, recursive) to watch: team roots whole, other folders only for new teams."""
+    plan = []
+    for root in roots:
+        if not os.path.isdir(root.path):
+            continue
+        formats = [get(root.format)] if root.format else list(registry().values())
+        paths = {p for f in formats for _, p in f.team_dirs(root.path, root.format is not None)}
+        inside = [p for p in paths if os.path.dirname(p) != root.path]
+        if inside:  # the team lives in a hidden folder (`.team`): watch just that
+            plan += [(p, True) for p in sorted(inside)]
+            plan.append((root.path, False))
+        else:
+            plan.append((root.path, bool(paths) or root.format is not None))
+    return plan
+
+
 def resolve_team(roots: Iterable[Root], name: str) -> TeamDir:
-    return pick_team(find_teams(roots), name)
+    team: TeamDir = pick_team(find_teams(roots), name)
+    return team
 
 
-def pick_team(teams: list[TeamDir], name: str) -> TeamDir:
-    """A team by id (`claude:<dir>`) or by a bare dir name that is unambiguous."""
+def pick_team(teams: Iterable[Any], name: str) -> Any:
+    """A team (anything with .id and .name) by id or by a bare dir name that is unambiguous."""
+    teams = list(teams)
     fmt, sep, bare = name.partition(":")
-    check_name(bare if sep and fmt in FORMATS else name, "team name")
+    check_name(bare if sep and fmt in registry() else name, "team name")
     exact = [t for t in teams if t.id == name]
     if exact:
         return exact[0]
@@ -191,6 +188,7 @@ class Roster:
     own_inbox: str | None
     members: list[Member]
     skipped: list[Member] = attrs.Factory(list)  # members whose names are unsafe as paths
+    info: dict[str, Any] = attrs.Factory(dict)
 
     def member(self, inbox: str) -> Member | None:
         return next((m for m in self.members if m.inbox == inbox), None)
@@ -203,133 +201,81 @@ class Roster:
                 return m
         raise UnknownInbox(f"team {self.team.id} has no inbox {name!r}")
 
-    def _addressable(self, m: Member) -> bool:
-        """A member that reads its inbox: not a phantom, not the person's or Claude's user.json."""
-        if m.phantom or m.owned:
-            return False
-        return not (self.team.format == "claude" and m.inbox == CLAUDE_USER_INBOX)
+    def name_of(self, sender: str) -> str:
+        """A sender's member name, whichever spelling it used (name, agent id, inbox)."""
+        for m in self.members:
+            if sender in (m.name, m.agent_id, m.inbox):
+                return m.name
+        if self.lead and sender in ("lead", f"lead-{self.team.name}", "team-lead"):
+            return self.lead
+        return sender
+
+    def addressable(self, m: Member) -> bool:
+        """A member that reads its inbox: not a phantom or a leaver, not the person's own."""
+        return not (m.phantom or m.left or m.owned)
 
     def resolve_recipients(self, to: str) -> list[Member]:
-        """A member by name or agent id, or `*`/`broadcast`: every member but the sender."""
-        if to in ("*", "broadcast"):
-            return [m for m in self.members if self._addressable(m) and m.name != self.identity]
+        """A member by name or agent id, or `*`/`broadcast`/`all`: every member but the sender."""
+        if to in BROADCAST:
+            return [m for m in self.members if self.addressable(m) and m.name != self.identity]
         check_name(to, "recipient")
         for m in self.members:
-            if self._addressable(m) and to in (m.name, m.agent_id):
+            if self.addressable(m) and to in (m.name, m.agent_id):
                 return [m]
-        names = ", ".join(m.name for m in self.members if self._addressable(m))
+        names = ", ".join(m.name for m in self.members if self.addressable(m))
+        own = next((m for m in self.members if m.owned and to in (m.name, m.agent_id)), None)
+        if own is not None:
+            raise UnknownRecipient(
+                f"{to!r} is your own inbox in team {self.team.id}: teammates write to it,"
+                f" you read it (members you can write to: {names or 'none'})"
+            )
         raise UnknownRecipient(
             f"team {self.team.id} has no member {to!r} (members: {names or 'none'})"
         )
 
 
 def roster(team: TeamDir, settings: Settings) -> Roster:
-    files = set(team.inbox_files())
-    members: list[Member] = []
-    lead: str | None = None
-    if team.format == "claude":
-        lead_id = (team.config or {}).get("leadAgentId")
-        for m in team.config_members():
-            name = m.get("name")
-            if not isinstance(name, str) or not name:
-                continue
-            is_lead = m.get("agentId") == lead_id or (lead_id is None and name == "team-lead")
-            lead = name if is_lead else lead
-            members.append(
-                Member(
-                    name=name,
-                    inbox=name,
-                    agent_id=_str(m.get("agentId")),
-                    agent_type=_str(m.get("agentType")),
-                    color=_str(m.get("color")),
-                    is_active=m.get("isActive") if isinstance(m.get("isActive"), bool) else None,
-                    lead=is_lead,
-                )
-            )
-        identity = settings.identity.get("claude") or CLAUDE_USER_INBOX
-        own_inbox: str | None = identity
-    else:
-        lead_id = (team.config or {}).get("lead_agent_id")
-        for m in team.config_members():
-            name, agent_id = m.get("name"), m.get("agent_id")
-            if not isinstance(name, str) or not isinstance(agent_id, str) or not agent_id:
-                continue
-            is_lead = agent_id == lead_id or (lead_id is None and name == "lead")
-            lead = name if is_lead else lead
-            members.append(
-                Member(
-                    name=name,
-                    inbox=agent_id,
-                    agent_id=agent_id,
-                    agent_type=_str(m.get("agent_type")),
-                    is_active=m.get("is_active") is not False,  # absent means active
-                    lead=is_lead,
-                )
-            )
-        identity = settings.identity.get("pseudoclaude") or lead or "lead"
-        own = next((m for m in members if m.name == identity), None)
-        own_inbox = own.inbox if own else None
+    fmt = team.fmt
+    parts = fmt.roster(team.config, settings.identity.get(team.format))
+    members = parts.members
     known = {m.inbox for m in members}
+    own_inbox = parts.own_inbox
     if own_inbox is not None and own_inbox not in known:
         # Claude's user.json: the person's own inbox, not a config member.
         members.append(Member(name=own_inbox, inbox=own_inbox))
         known.add(own_inbox)
-    for stem in sorted(files - known):
-        phantom = team.config is not None and not (
-            team.format == "claude" and stem == CLAUDE_USER_INBOX
-        )
-        members.append(Member(name=stem, inbox=stem, phantom=phantom))
+    for stem in sorted(set(fmt.inbox_stems(team.path)) - known):
+        # An inbox with no member: a departed teammate's leftover where the config drops
+        # leavers and keeps their files (Claude Code), else one that nobody reads.
+        left = team.config is not None and fmt.drops_leavers
+        phantom = team.config is not None and not left
+        members.append(Member(name=stem, inbox=stem, phantom=phantom, left=left))
     safe, skipped = [], []
     for member in members:
         member.owned = member.inbox == own_inbox
+        member.consumed = fmt.consumed(member, own_inbox)
         try:
             check_name(member.inbox, "inbox name")
             safe.append(member)
         except InvalidName as err:
             member.error = Problem(err.code, f"{team.id}: member skipped: {err.message}")
             skipped.append(member)
-    return Roster(team, lead, identity, own_inbox, safe, skipped)
+    return Roster(team, parts.lead, parts.identity, own_inbox, safe, skipped, parts.info)
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def count(team: TeamDir, member: Member) -> Snapshot | None:
-    """Fill a member's total/unread from its inbox; a bad file becomes its error."""
-    try:
-        snap = read(team.fmt, team.inbox_path(member.inbox))
-    except CorruptInbox as err:
-        member.error = Problem(err.code, err.message, err.path)
-        return None
-    except (TeamInboxError, OSError) as err:
-        member.error = Problem("unreadable_inbox", str(err))
-        return None
-    bad = {p.index for p in snap.problems}
-    valid = [e for i, e in enumerate(snap.entries) if i not in bad]
-    member.total = len(valid)
-    member.unread = sum(1 for e in valid if e.get("read") is not True)
-    if snap.problems:
-        first = snap.problems[0]
-        member.error = Problem(
-            "invalid_entries",
-            f"{snap.path}: {len(snap.problems)} invalid entries skipped"
-            f" (first at index {first.index}: {first.reason})",
-            snap.path,
-        )
-    return snap
-
-
-def describe(team: TeamDir, settings: Settings, counts: bool = True) -> Team:
-    r = roster(team, settings)
+def describe(r: Roster, counts: bool = False) -> Team:
+    """A roster as the wire's Team; with `counts`, each member's total/unread read from disk
+    (the server fills them from its tracker instead)."""
+    team, config = r.team, r.team.config or {}
     if counts:
         for m in r.members:
-            count(team, m)
-    description = (team.config or {}).get("description")
+            _count(r.team, m)
+    description = config.get("description")
+    name = config.get("name")
     return Team(
         id=team.id,
         format=team.format,
-        name=_str((team.config or {}).get("name")) or team.name,
+        name=name if isinstance(name, str) and name else team.name,
         dir=team.path,
         root=team.root,
         lead=r.lead,
@@ -338,4 +284,37 @@ def describe(team: TeamDir, settings: Settings, counts: bool = True) -> Team:
         description=description if isinstance(description, str) else None,
         members=r.members,
         error=team.config_error or (r.skipped[0].error if r.skipped else None),
+        project=r.info.get("project"),
+        created_at=_seconds(r.info.get("created_at")),
     )
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value / 1000 if value > 1e11 else float(value)  # Claude writes milliseconds
+
+
+def _count(team: TeamDir, m: Member) -> None:
+    """A member's total/unread from its inbox; a bad file becomes its error."""
+    from .store import messages, read
+
+    fmt = team.fmt
+    try:
+        snap = read(fmt, team.inbox_path(m.inbox))
+    except TeamInboxError as err:
+        m.error = Problem(err.code, err.message, err.path)
+        return
+    except OSError as err:
+        m.error = Problem("unreadable_inbox", f"{team.inbox_path(m.inbox)}: {err.strerror or err}")
+        return
+    valid = messages(fmt, snap, team.id, m.inbox)
+    m.total, m.unread = len(valid), sum(1 for v in valid if not v.read)
+    if snap.problems:
+        first = snap.problems[0]
+        m.error = Problem(
+            "invalid_entries",
+            f"{snap.path}: {len(snap.problems)} invalid entries skipped"
+            f" (first at index {first.index}: {first.reason})",
+            snap.path,
+        )

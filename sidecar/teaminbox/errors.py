@@ -71,6 +71,12 @@ class InvalidParams(TeamInboxError):
     code = "invalid_params"
 
 
+class NotRegularFile(TeamInboxError):
+    """A FIFO, directory, socket, device or symlink where a plain file belongs: never opened."""
+
+    code = "not_regular_file"
+
+
 def error_for(problem: Problem) -> TeamInboxError:
     """The exception for a problem recorded earlier (same code, same message)."""
     kinds = {cls.code: cls for cls in _subclasses(TeamInboxError)}
@@ -95,3 +101,9 @@ def check_name(name: object, what: str = "name") -> str:
     if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         raise InvalidName(f"invalid {what}: longer than {MAX_NAME_BYTES} bytes")
     return name
+
+
+class UnknownMessage(TeamInboxError):
+    """Ids that name no message in the inbox (taken before a peer's rewrite, or mistyped)."""
+
+    code = "unknown_message"

@@ -103,6 +103,11 @@ class History:
         )
         return {r[0] for r in rows}
 
+    def all_ids(self, team: str, inbox: str) -> set[str]:
+        """Every id the archive holds for an inbox, delivered ones included."""
+        rows = self.db.execute("SELECT id FROM messages WHERE team=? AND inbox=?", (team, inbox))
+        return {r[0] for r in rows}
+
     def record(
         self, team: str, inbox: str, added: Iterable[Message], removed: Iterable[str]
     ) -> None:

@@ -6,6 +6,15 @@ Each excludes the other (mkdir fails on a file, O_EXCL on a directory).
 Either is stale when its mtime is older than 10 s; a holder refreshes the
 mtime while it holds, and checks before committing that the lock is still
 the one it made, so a peer that broke it early never sees a lost update.
+
+Anything else at the lock path (a symlink, dangling or not, a FIFO...) is
+neither peer's lock: it counts as held by someone unknown and is never
+removed, so a writer waits for it and then times out naming it. proper-lockfile
+does the same (its mkdir says EEXIST, its rmdir of a stale one fails).
+
+A process that dies of SIGTERM or SIGHUP first removes the locks it holds and
+its temp files (install_signal_handlers); SIGINT already unwinds through
+`finally`. SIGKILL cannot be caught: those locks go stale in 10 s.
 """
 
 from __future__ import annotations
@@ -13,23 +22,48 @@ from __future__ import annotations
 import errno
 import os
 import random
+import signal
+import stat
 import threading
 import time
-from types import TracebackType
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType, TracebackType
+from typing import Any
 
 from .errors import LockLost, LockTimeout
 from .formats.pseudoclaude import now_rfc3339_nano
-from .model import Format
 
 STALE_SECONDS = 10.0
 REFRESH_SECONDS = 5.0
 DEFAULT_TIMEOUT = 30.0
 # Peers retry every 5-100 ms; polling faster would starve them into giving up.
 RETRY_MIN, RETRY_MAX = 0.005, 0.05
+# Right before a commit the lock is refreshed when older than this ...
+COMMIT_REFRESH_AGE = 1.0
+# ... and refused (LockLost, nothing written) when this close to going stale:
+# a peer may be breaking it at this very moment.
+LEASE_MARGIN = 3.0
 
 
 def lock_path(inbox_path: str) -> str:
     return inbox_path + ".lock"
+
+
+def file_kind(mode: int) -> str:
+    """What a stat mode is, in words for an error message."""
+    for test, name in (
+        (stat.S_ISREG, "regular file"),
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISLNK, "symbolic link"),
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return name
+    return "special file"
 
 
 class PeerLock:
@@ -38,9 +72,11 @@ class PeerLock:
     def __init__(self, inbox_path: str, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = lock_path(inbox_path)
         self.timeout = timeout
-        self.acquired_at = 0.0
+        self.acquired_at = 0.0  # monotonic time of the last acquire or refresh
         self._ident: tuple[int, int] | None = None  # (inode, mtime_ns) we last saw
-        self._mutex = threading.Lock()
+        # Reentrant: the signal handler runs on the main thread, maybe inside a commit.
+        self._mutex = threading.RLock()
+        self._foreign: str | None = None  # what squats the path, if not a peer's lock
 
     def _create(self) -> None:
         raise NotImplementedError
@@ -50,13 +86,17 @@ class PeerLock:
 
     def _ident_now(self) -> tuple[int, int] | None:
         try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
+            st = os.lstat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
             return None
         return st.st_ino, st.st_mtime_ns
 
     def acquire(self) -> PeerLock:
+        """Take the lock, waiting up to `timeout`. Every pass through the loop either
+        returns, raises, or sleeps; at most one immediate retry follows a removal."""
+        install_signal_handlers()
         deadline = time.monotonic() + self.timeout
+        may_hurry = True
         while True:
             try:
                 self._create()
@@ -67,42 +107,61 @@ class PeerLock:
                 if err.errno not in (errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
                     raise
             else:
-                self._ident = self._ident_now()
-                self.acquired_at = time.monotonic()
+                with self._mutex:
+                    self._ident = self._ident_now()
+                    self.acquired_at = time.monotonic()
                 _refresher.add(self)
                 return self
-            if self._remove_if_stale():
+            freed = self._remove_if_stale()
+            now = time.monotonic()
+            if now >= deadline:
+                raise LockTimeout(self._timeout_message(), path=self.path)
+            if freed and may_hurry:
+                may_hurry = False
                 continue
-            if time.monotonic() >= deadline:
-                raise LockTimeout(
-                    f"{self.path}: lock held by another writer for over {self.timeout:.0f} s",
-                    path=self.path,
-                )
-            time.sleep(random.uniform(RETRY_MIN, RETRY_MAX))
+            may_hurry = True
+            time.sleep(min(random.uniform(RETRY_MIN, RETRY_MAX), deadline - now))
+
+    def _timeout_message(self) -> str:
+        if self._foreign is not None:
+            return (
+                f"{self.path}: a {self._foreign} is at the lock path, not a lock either peer"
+                " makes; nobody will ever release it: remove it if nothing of yours put it there"
+            )
+        return f"{self.path}: lock held by another writer for over {self.timeout:.0f} s"
 
     def _remove_if_stale(self) -> bool:
+        """Remove a peer's lock older than STALE_SECONDS; True if the path is free now."""
         try:
-            st = os.stat(self.path)
+            st = os.lstat(self.path)
         except FileNotFoundError:
             return True
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+            self._foreign = file_kind(st.st_mode)
+            return False
+        self._foreign = None
         if time.time() - st.st_mtime <= STALE_SECONDS:
             return False
         # Re-check right before removing: a fresh lock may have replaced it.
         try:
-            again = os.stat(self.path)
+            again = os.lstat(self.path)
         except FileNotFoundError:
             return True
-        if (again.st_ino, again.st_mtime_ns) != (st.st_ino, st.st_mtime_ns):
-            return True
+        if (again.st_ino, again.st_mtime_ns, again.st_mode) != (
+            st.st_ino,
+            st.st_mtime_ns,
+            st.st_mode,
+        ):
+            return False
         try:
-            if os.path.isdir(self.path):
+            if stat.S_ISDIR(st.st_mode):
                 os.rmdir(self.path)
             else:
                 os.unlink(self.path)
         except FileNotFoundError:
             pass
         except OSError as err:
-            if err.errno != errno.ENOTEMPTY:
+            if err.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
                 raise
             return False
         return True
@@ -113,15 +172,50 @@ class PeerLock:
                 return  # lost; verify() reports it
             os.utime(self.path)
             self._ident = self._ident_now()
+            self.acquired_at = time.monotonic()
 
     def verify(self) -> None:
         """Raise LockLost unless the lock at the path is still the one we made."""
         with self._mutex:
-            if self._ident is None or self._ident_now() != self._ident:
+            if not self.is_mine():
                 raise LockLost(
                     f"{self.path}: lock was broken by another writer; nothing was written",
                     path=self.path,
                 )
+
+    def is_mine(self) -> bool:
+        """Is the lock at the path the one we made (or last refreshed)?"""
+        with self._mutex:
+            return self._ident is not None and self._ident_now() == self._ident
+
+    def check_lease(self) -> None:
+        """Right before a commit: the lock is ours and far from stale, or LockLost.
+
+        Peers judge staleness by the lock's mtime against their wall clock, so
+        that is what is measured here (a monotonic clock misses a suspend). A
+        lock over COMMIT_REFRESH_AGE old is refreshed first, so the commit has
+        most of the 10 s ahead of it; one within LEASE_MARGIN of stale is given
+        up: this process was paused and a peer may be breaking it right now.
+        """
+        with self._mutex:
+            self.verify()
+            assert self._ident is not None
+            age = time.time() - self._ident[1] / 1e9
+            if age > STALE_SECONDS - LEASE_MARGIN:
+                raise LockLost(
+                    f"{self.path}: lock unrefreshed for {age:.1f} s (was this process paused?);"
+                    " a peer may take it any moment, so nothing was written",
+                    path=self.path,
+                )
+            if age > COMMIT_REFRESH_AGE:
+                self.refresh()
+                self.verify()
+
+    @contextmanager
+    def critical(self) -> Iterator[None]:
+        """Hold off the signal handler's release while a commit renames."""
+        with self._mutex:
+            yield
 
     def release(self) -> None:
         _refresher.discard(self)
@@ -133,6 +227,19 @@ class PeerLock:
                     self._remove()
                 except FileNotFoundError:
                     pass
+
+    def _abandon(self) -> None:
+        """release() for a dying process: waits a little for a commit in progress."""
+        got = self._mutex.acquire(timeout=2.0)
+        try:
+            if self._ident is not None and self._ident_now() == self._ident:
+                self._ident = None
+                self._remove()
+        except OSError:
+            pass
+        finally:
+            if got:
+                self._mutex.release()
 
     def __enter__(self) -> PeerLock:
         return self.acquire()
@@ -160,7 +267,7 @@ class ExclFileLock(PeerLock):
     """PseudoClaude's protocol: O_EXCL create, a timestamp inside."""
 
     def _create(self) -> None:
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, now_rfc3339_nano().encode())
         finally:
@@ -170,17 +277,22 @@ class ExclFileLock(PeerLock):
         os.unlink(self.path)
 
 
-def peer_lock(fmt: Format, inbox_path: str, timeout: float = DEFAULT_TIMEOUT) -> PeerLock:
+def peer_lock(fmt: str, inbox_path: str, timeout: float = DEFAULT_TIMEOUT) -> PeerLock:
     cls = DirLock if fmt == "claude" else ExclFileLock
     return cls(inbox_path, timeout)
 
 
 class _Refresher:
-    """One daemon thread for the process: touches locks held for over 4 s."""
+    """One daemon thread for the process: touches locks held for over 4 s.
+
+    Also the registry of what a dying process must clean up (held locks, temp files).
+    """
 
     def __init__(self) -> None:
         self._held: set[PeerLock] = set()
-        self._cond = threading.Condition()
+        self.temps: set[str] = set()
+        # Reentrant: the signal handler may run while this thread of control holds it.
+        self._cond = threading.Condition(threading.RLock())
         self._thread: threading.Thread | None = None
 
     def add(self, lock: PeerLock) -> None:
@@ -196,6 +308,10 @@ class _Refresher:
         with self._cond:
             self._held.discard(lock)
 
+    def held(self) -> list[PeerLock]:
+        with self._cond:
+            return list(self._held)
+
     def _run(self) -> None:
         while True:
             with self._cond:
@@ -208,9 +324,76 @@ class _Refresher:
             for lock in due:
                 try:
                     lock.refresh()
-                    lock.acquired_at = time.monotonic()
                 except OSError:
                     pass
 
 
 _refresher = _Refresher()
+
+
+def track_temp(path: str) -> None:
+    """A temp file this process is writing: removed if a signal ends the process."""
+    with _refresher._cond:
+        _refresher.temps.add(path)
+
+
+def untrack_temp(path: str) -> None:
+    with _refresher._cond:
+        _refresher.temps.discard(path)
+
+
+def tracked_temps() -> set[str]:
+    with _refresher._cond:
+        return set(_refresher.temps)
+
+
+def release_all() -> None:
+    """Remove every lock this process holds, and its temp files: for a dying process.
+
+    Safe from a signal handler and from any thread; a commit in progress on
+    another thread gets up to 2 s to finish its rename first.
+    """
+    for lock in _refresher.held():
+        lock._abandon()
+    for path in tracked_temps():
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+_HANDLED = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+_previous: dict[int, Any] = {}
+
+
+def install_signal_handlers() -> bool:
+    """Release held locks on SIGTERM and SIGHUP, then die of the signal as before.
+
+    Only the main thread may install handlers (CPython's rule); locks.py calls
+    this at import and on every acquire, so a server whose locks are taken in
+    worker threads is covered from its first import. A signal the parent set
+    to be ignored (nohup) stays ignored; a handler someone installed earlier is
+    called after the release. Returns whether the handlers are in place.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return bool(_previous)
+    for sig in _HANDLED:
+        current = signal.getsignal(sig)
+        if current is _on_signal or current is signal.SIG_IGN or current is None:
+            continue
+        signal.signal(sig, _on_signal)
+        _previous[sig] = current
+    return True
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    release_all()
+    previous = _previous.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)
+        return
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)  # the default action: the exit status says "killed by"
+
+
+install_signal_handlers()

@@ -6,14 +6,13 @@ Everything that leaves the sidecar (CLI --json, JSON-RPC) is unstructured by
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, get_args, get_origin
 
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-Format = Literal["claude", "pseudoclaude"]
-FORMATS: tuple[Format, ...] = ("claude", "pseudoclaude")
+Format = str  # a name in formats.registry(): claude, pseudoclaude, filebus
 
 
 @attrs.define
@@ -59,6 +58,11 @@ class Member:
     unread: int = 0
     owned: bool = False
     phantom: bool = False
+    left: bool = False  # no longer in the config; its inbox file stays behind
+    consumed: bool = False  # an agent consumes this inbox: `read: true` would discard
+    model: str | None = None
+    cwd: str | None = None
+    branch: str | None = None
     error: Problem | None = None
 
 
@@ -75,6 +79,18 @@ class Team:
     description: str | None = None
     members: list[Member] = attrs.Factory(list)
     error: Problem | None = None
+    ended: bool = False  # the folder is gone; served from the history
+    label: str | None = None  # for humans: project, start time (session teams)
+    project: str | None = None
+    created_at: float | None = None  # epoch seconds
+    lead_alive: bool | None = None  # the lead process (where the config names it)
+
+
+@attrs.define
+class Finding:
+    kind: str
+    path: str
+    message: str
 
 
 @attrs.define
@@ -107,6 +123,47 @@ def _make_converter() -> cattrs.Converter:
 
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     conv.register_structure_hook_factory(attrs.has, structure_factory)
+
+    # Strict scalars: "5" is not an int and "false" is not True.
+    def strict(kind: type, *accept: type) -> Any:
+        ok = accept or (kind,)
+
+        def hook(value: Any, _: type) -> Any:
+            if isinstance(value, bool) and kind is not bool:
+                raise TypeError(f"expected {kind.__name__}, got a boolean")
+            if not isinstance(value, ok):
+                raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+            return value
+
+        return hook
+
+    conv.register_structure_hook(str, strict(str))
+    conv.register_structure_hook(bool, strict(bool))
+    conv.register_structure_hook(int, strict(int))
+    conv.register_structure_hook(float, strict(float, int, float))
+
+    def list_of(t: Any) -> Any:
+        (item,) = get_args(t) or (Any,)
+
+        def hook(value: Any, _: type) -> Any:
+            if not isinstance(value, list):
+                raise TypeError(f"expected a list, got {type(value).__name__}")
+            return [conv.structure(v, item) for v in value]
+
+        return hook
+
+    def dict_of(t: Any) -> Any:
+        key, val = get_args(t) or (str, Any)
+
+        def hook(value: Any, _: type) -> Any:
+            if not isinstance(value, dict):
+                raise TypeError(f"expected an object, got {type(value).__name__}")
+            return {conv.structure(k, key): conv.structure(v, val) for k, v in value.items()}
+
+        return hook
+
+    conv.register_structure_hook_factory(lambda t: get_origin(t) is list, list_of)
+    conv.register_structure_hook_factory(lambda t: get_origin(t) is dict, dict_of)
     return conv
 
 

@@ -26,7 +26,7 @@ import attrs
 
 from .errors import CorruptInbox, TooLarge, WriteNotVerified
 from .formats import EntryProblem, InboxFormat, skip_space_back
-from .locks import DEFAULT_TIMEOUT, PeerLock, peer_lock
+from .locks import DEFAULT_TIMEOUT, PeerLock
 from .model import Message
 
 MAX_MESSAGE_BYTES = 1024 * 1024
@@ -68,7 +68,7 @@ def parse(fmt: InboxFormat, path: str, data: bytes | None) -> Snapshot:
 
 def read(fmt: InboxFormat, path: str) -> Snapshot:
     """Parse an inbox without locking (writers replace it atomically)."""
-    return parse(fmt, path, read_bytes(path))
+    return parse(fmt, path, fmt.read(path))
 
 
 def messages(fmt: InboxFormat, snap: Snapshot, team: str, inbox: str) -> list[Message]:
@@ -249,7 +249,7 @@ def update(
         except CorruptInbox:
             pre_snap = pre = None  # re-checked under the lock: a peer may have just fixed it
         inode = _write_temp(tmp, pre[0]) if pre is not None and pre[0] is not None else None
-        with peer_lock(fmt.name, path, timeout) as lock:
+        with fmt.lock(path, timeout) as lock:
             if pre is not None and _unchanged(path, seen_id):
                 new, result = pre
             else:
@@ -347,7 +347,7 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
     Returns (kept, dropped, backup path); a healthy file is left alone.
     """
     tmp = temp_path(path)
-    with peer_lock(fmt.name, path) as lock:
+    with fmt.lock(path, DEFAULT_TIMEOUT) as lock:
         data = read_bytes(path)
         if data is None:
             return 0, 0, None

@@ -203,7 +203,7 @@ async def test_teams_changed_for_new_team_and_inbox(client: LanguageClient, tmp_
     await r.wait("teamInbox/teamsChanged", since=mark)
     teams = (await call(client, "teamInbox/teams", {}))["teams"]
     assert "claude:delta" in [t["id"] for t in teams]
-    # A new inbox (a phantom: nobody in config.json) in an existing team.
+    # A new inbox (nobody in config.json: a leaver's leftover in Claude) in an existing team.
     mark = r.mark()
     node_append(
         team / "inboxes" / "stranger.json", [entry("user", "hello?", "2026-11-29T11:00:00.000Z")]
@@ -211,7 +211,7 @@ async def test_teams_changed_for_new_team_and_inbox(client: LanguageClient, tmp_
     await r.wait("teamInbox/teamsChanged", since=mark)
     teams = {t["id"]: t for t in (await call(client, "teamInbox/teams", {}))["teams"]}
     stranger = next(m for m in teams["claude:delta"]["members"] if m["inbox"] == "stranger")
-    assert (stranger["phantom"], stranger["total"]) == (True, 1)
+    assert (stranger["left"], stranger["total"]) == (True, 1)
     # A new member's first inbox (configured, file appears): teamsChanged not required,
     # but its messages must be served.
     node_append(

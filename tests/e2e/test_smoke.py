@@ -44,10 +44,10 @@ async def test_teams_send_reply(client: LanguageClient, tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import sys; from teaminbox import actions; from teaminbox.discovery import *;"
+            "import sys; from teaminbox.discovery import *;"
             f"s=Settings(roots=[Root({str(tmp_path / '.claude' / 'teams')!r}, 'claude')],"
             " identity={'claude': 'researcher', 'pseudoclaude': None});"
-            "r=actions.team_roster(s, 'alpha');"
+            "r=roster(resolve_team(s.roots, 'alpha'), s);"
             "from teaminbox.store import append, ensure_claude_inbox;"
             "p=r.team.inbox_path('user');"
             "e=r.team.fmt.new_entry(sender='researcher', recipient='user', text='done!',"

@@ -1,4 +1,4 @@
-"""Marks an inbox read (deliver=True, all=True) in a loop until STOPFILE exists.
+"""Marks an inbox read (discard=True, every=True: as its consuming runner would) in a loop until STOPFILE exists.
 
 usage: python py_marker.py HOME TEAM INBOX STOPFILE
 stdout: "MARKED <n>" per change, "FAIL <code>" per failure, then "DONE <rounds>".
@@ -10,8 +10,8 @@ import os
 import sys
 import time
 
-from teaminbox import actions
-from teaminbox.discovery import Settings, default_roots
+from teaminbox import marking
+from teaminbox.discovery import Settings, default_roots, resolve_team, roster
 from teaminbox.errors import TeamInboxError
 
 
@@ -21,7 +21,8 @@ def main() -> int:
     rounds = 0
     while not os.path.exists(stop):
         try:
-            n = actions.mark_read(settings, team, inbox, all=True, deliver=True)
+            r = roster(resolve_team(settings.roots, team), settings)
+            n = marking.set_read(r, r.resolve_inbox(inbox), [], every=True, discard=True)
         except TeamInboxError as err:
             print(f"FAIL {err.code} {err.message}", flush=True)
         else:

@@ -1,4 +1,4 @@
-"""A writer process for the interop tests: actions.send in a loop.
+"""A writer process for the interop tests: sending.send in a loop.
 
 usage: python py_writer.py HOME TEAM TO COUNT PREFIX [--sender NAME] [--slow-commit SECONDS]
 stdout, flushed per message: "ACK <token> <message id>" once send returned,
@@ -13,8 +13,8 @@ import itertools
 import sys
 import time
 
-from teaminbox import actions, store
-from teaminbox.discovery import Settings, default_roots
+from teaminbox import sending, store
+from teaminbox.discovery import Settings, default_roots, resolve_team, roster
 from teaminbox.errors import TeamInboxError
 
 
@@ -38,7 +38,8 @@ def main() -> int:
     for i in range(count) if count >= 0 else itertools.count():
         token = f"{args.prefix}-{i}"
         try:
-            [res] = actions.send(settings, args.team, args.to, token, sender=args.sender)
+            r = roster(resolve_team(settings.roots, args.team), settings)
+            [res] = sending.send(r, args.to, token, sender=args.sender)
         except TeamInboxError as err:
             print(f"FAIL {token} {err.code} {err.message}", flush=True)
             continue

@@ -70,14 +70,14 @@ def test_bad_team_names_rejected(teams: Teams, bad: str) -> None:
 
 
 def test_claude_members_joined_with_inbox_files(teams: Teams) -> None:
-    write_json(teams.cinbox("ghost"), [])  # nobody in config: phantom
-    t = describe(resolve_team(teams.settings.roots, "alpha"), teams.settings)
+    write_json(teams.cinbox("ghost"), [])  # nobody in config: a departed teammate's leftover
+    t = describe(roster(resolve_team(teams.settings.roots, "alpha"), teams.settings), counts=True)
     by = {m.inbox: m for m in t.members}
     assert set(by) == {"team-lead", "researcher", "coder", "user", "ghost"}
     assert t.lead == "team-lead" and by["team-lead"].lead
     assert t.identity == "user" and t.own_inbox == "user"
     assert by["user"].owned and not by["user"].phantom
-    assert by["ghost"].phantom and not by["researcher"].phantom
+    assert by["ghost"].left and not by["ghost"].phantom and not by["researcher"].left
     assert by["team-lead"].total == 2 and by["team-lead"].unread == 1
     assert by["researcher"].agent_id == "researcher@alpha"
     assert by["researcher"].color == "blue" and by["researcher"].is_active is True
@@ -98,7 +98,7 @@ def test_pseudoclaude_members_by_agent_id(teams: Teams) -> None:
     write_json(teams.pinbox("team-beta-ghost-1"), {"messages": []})
     # PseudoClaude's temp files are not inboxes
     write_json(teams.pseudo_dir / "inboxes" / ".tmp-123456.json", {"messages": []})
-    t = describe(resolve_team(teams.settings.roots, "beta"), teams.settings)
+    t = describe(roster(resolve_team(teams.settings.roots, "beta"), teams.settings), counts=True)
     by = {m.inbox: m for m in t.members}
     assert set(by) == {LEAD_ID, CODER_ID, TESTER_ID, "team-beta-ghost-1"}
     assert by[CODER_ID].name == "coder" and by[CODER_ID].total == 1 and by[CODER_ID].unread == 1
@@ -121,7 +121,7 @@ def test_team_with_bad_config_still_lists_inboxes(teams: Teams, content: bytes |
     else:
         cfg.write_bytes(content)
     found = {t.id: t for t in find_teams(teams.settings.roots)}
-    t = describe(found["claude:alpha"], teams.settings)
+    t = describe(roster(found["claude:alpha"], teams.settings), counts=True)
     assert t.error is not None and t.error.path == str(cfg)
     assert t.error.code in ("corrupt_config", "missing_config")
     by = {m.inbox: m for m in t.members}
@@ -138,7 +138,7 @@ def test_unreadable_config_still_lists_inboxes(teams: Teams) -> None:
         cfg.mkdir()
     else:
         (teams.claude_dir / "config.json").chmod(0)
-    t = describe(resolve_team(teams.settings.roots, "alpha"), teams.settings)
+    t = describe(roster(resolve_team(teams.settings.roots, "alpha"), teams.settings), counts=True)
     assert t.error is not None and t.error.code == "unreadable_config"
     assert {"team-lead", "researcher", "user"} <= {m.inbox for m in t.members}
 
@@ -149,7 +149,7 @@ def test_corrupt_inbox_is_a_member_error_not_fatal(teams: Teams) -> None:
         teams.cinbox("team-lead"),
         [{"from": "a", "text": "x", "timestamp": "t"}, {"from": "a"}],
     )
-    t = describe(resolve_team(teams.settings.roots, "alpha"), teams.settings)
+    t = describe(roster(resolve_team(teams.settings.roots, "alpha"), teams.settings), counts=True)
     by = {m.inbox: m for m in t.members}
     assert by["researcher"].error is not None
     assert by["researcher"].error.code == "corrupt_inbox"

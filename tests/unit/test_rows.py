@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from teaminbox.formats.claude import CLAUDE
-from teaminbox.watcher import CHUNK, Rows, load_rows
+from teaminbox.rows import CHUNK, Rows, load_rows
 
 
 def stringify(entries: list[dict[str, object]]) -> bytes:

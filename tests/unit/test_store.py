@@ -148,9 +148,7 @@ def test_lock_lost_before_commit_writes_nothing(
     p = tmp_path / "x.json"
     before = dump([GOOD]) if fmt is CLAUDE else dump({"messages": [GOOD]})
     p.write_bytes(before)
-    monkeypatch.setattr(
-        store, "peer_lock", lambda name, path, timeout: BrokenByPeer(cls(path, timeout))
-    )
+    monkeypatch.setattr(fmt, "lock", lambda path, timeout: BrokenByPeer(cls(path, timeout)))
     with pytest.raises(LockLost):
         store.append(fmt, str(p), [GOOD])
     assert p.read_bytes() == before

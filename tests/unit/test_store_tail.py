@@ -40,13 +40,13 @@ def test_append_after_a_peer_append_keeps_both(
     """A peer appends between our pre-read and our lock: its entry survives ours."""
     path = tmp_path / "user.json"
     path.write_bytes(json.dumps([entry(0)], indent=2).encode())
-    real_lock = store.peer_lock
+    real_lock = CLAUDE.lock
 
     def lock_after_peer_write(*args: object, **kwargs: object) -> store.PeerLock:
         path.write_bytes(json.dumps([entry(0), entry(1)], indent=2).encode())
         return real_lock(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store, "peer_lock", lock_after_peer_write)
+    monkeypatch.setattr(CLAUDE, "lock", lock_after_peer_write)
     index = store.append(CLAUDE, str(path), [entry(2)])
     assert index == 2
     assert [e["text"] for e in json.loads(path.read_bytes())] == ["m0", "m1", "m2"]

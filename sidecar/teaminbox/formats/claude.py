@@ -6,18 +6,20 @@ types count as frames, anything else is plain text even if it parses.
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from array import array
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import Any
 
 import orjson
 
 from ..errors import CorruptInbox
-from ..frames import Frame
-from ..model import Format, Message
+from ..model import Member, Message
 from . import dumps_indented, loads, opt_str, short_hash, skip_space_back
+from .base import JsonFileLayout, RosterParts
 
 KNOWN_FRAMES = frozenset(
     {
@@ -54,6 +56,41 @@ _ENTRY_SEP = re.compile(rb"\n  \},\n  \{")
 COLORS = ("blue", "green", "red", "yellow", "purple", "cyan", "orange", "pink")
 
 
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _first_inbox_byte(team_path: str) -> bytes:
+    folder = os.path.join(team_path, "inboxes")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if name.endswith(".json") and not name.startswith("."):
+            try:
+                with open(os.path.join(folder, name), "rb", opener=_nonblocking) as f:
+                    return f.read(64).lstrip()[:1]
+            except OSError:
+                continue
+    return b""
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK)  # a FIFO must not hang a sniff
+
+
+def _team_info(config: dict[str, Any], members: list[Member]) -> dict[str, Any]:
+    """What labels a session team for a human: its project, start and lead process."""
+    lead_cwd = next((m.cwd for m in members if m.lead and m.cwd), None)
+    proc = config.get("leadProcess")
+    proc = proc if isinstance(proc, dict) else {}
+    created = config.get("createdAt")
+    return {
+        "project": os.path.basename(lead_cwd.rstrip("/")) if lead_cwd else None,
+        "cwd": lead_cwd,
+        "created_at": created if isinstance(created, (int, float)) else None,
+        "lead_pid": proc.get("pid") if isinstance(proc.get("pid"), int) else None,
+        "session_id": opt_str(config.get("leadSessionId")),
+    }
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -70,8 +107,65 @@ def decode_frame(text: str) -> dict[str, Any] | None:
     return None
 
 
-class ClaudeFormat:
-    name: Format = "claude"
+USER_INBOX = "user"
+
+
+class ClaudeFormat(JsonFileLayout):
+    name = "claude"
+    drops_leavers = True
+    compactable = True
+    default_identity: str | None = USER_INBOX
+
+    def sniff(self, team_path: str, config: dict[str, Any] | None) -> bool:
+        if config is not None:
+            return "leadAgentId" in config or "leadSessionId" in config
+        return _first_inbox_byte(team_path) == b"["
+
+    def is_temp(self, name: str) -> bool:
+        # Claude Code writes `<inbox>.json.tmp.<8 hex>` and renames it over the inbox.
+        return super().is_temp(name) or ".json.tmp." in name
+
+    def roster(self, config: dict[str, Any] | None, identity: str | None) -> RosterParts:
+        config = config or {}
+        lead_id = config.get("leadAgentId")
+        members: list[Member] = []
+        lead: str | None = None
+        for m in _dicts(config.get("members")):
+            name = m.get("name")
+            if not isinstance(name, str) or not name:
+                continue
+            is_lead = m.get("agentId") == lead_id or (lead_id is None and name == "team-lead")
+            lead = name if is_lead else lead
+            members.append(
+                Member(
+                    name=name,
+                    inbox=name,
+                    agent_id=opt_str(m.get("agentId")),
+                    agent_type=opt_str(m.get("agentType")),
+                    color=opt_str(m.get("color")),
+                    model=opt_str(m.get("model")),
+                    cwd=opt_str(m.get("cwd")),
+                    is_active=m.get("isActive") if isinstance(m.get("isActive"), bool) else None,
+                    lead=is_lead,
+                )
+            )
+        me = identity or USER_INBOX
+        return RosterParts(members, lead, me, me, _team_info(config, members))
+
+    def consumed(self, member: Member, own_inbox: str | None) -> bool:
+        # Claude Code prunes what it delivers and discards what it finds `read: true`.
+        return member.inbox != own_inbox and not member.phantom
+
+    def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
+        from ..locks import DirLock
+
+        return DirLock(path, timeout)
+
+    def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
+        from ..store import append, ensure_claude_inbox
+
+        ensure_claude_inbox(path)
+        return append(self, path, [entry], timeout=timeout)
 
     def empty(self) -> Any:
         return []
@@ -114,7 +208,7 @@ class ClaudeFormat:
             id=self.entry_id(entry, index),
             team=team,
             inbox=inbox,
-            format="claude",
+            format=self.name,
             from_=entry["from"],
             to=inbox,
             type=frame["type"] if frame else (opt_str(entry.get("type")) or "message"),
@@ -207,14 +301,6 @@ class ClaudeFormat:
         entry["type"] = "message"
         entry["msg_id"] = str(uuid.uuid4())
         return entry
-
-    def frame(self, frame: Frame) -> tuple[str, dict[str, Any]]:
-        """Claude spells a shutdown answer as two types."""
-        fields = dict(frame.fields)
-        if frame.type == "shutdown_response":
-            approve = fields.pop("approve")
-            return ("shutdown_approved" if approve else "shutdown_rejected"), fields
-        return frame.type, fields
 
 
 CLAUDE = ClaudeFormat()

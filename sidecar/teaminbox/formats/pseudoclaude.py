@@ -6,18 +6,33 @@ id pairs the index with a hash of the entry (without `read`).
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from array import array
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import CorruptInbox
-from ..frames import Frame
-from ..model import Format, Message
+from ..model import Member, Message
 from . import canonical, dumps_indented, loads, opt_str, short_hash
+from .base import JsonFileLayout, RosterParts
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+_RFC3339 = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$")
+
+
+def _epoch(value: Any) -> float | None:
+    """Go's RFC 3339 time (nanoseconds, any offset) as epoch seconds."""
+    m = _RFC3339.match(value) if isinstance(value, str) else None
+    if m is None:
+        return None
+    zone = "+00:00" if m.group(3) == "Z" else m.group(3)
+    base = datetime.fromisoformat(m.group(1) + zone).timestamp()
+    return base + float("0" + (m.group(2) or ".0")[:10])
 
 
 def now_rfc3339_nano() -> str:
@@ -26,8 +41,159 @@ def now_rfc3339_nano() -> str:
     return base.strftime("%Y-%m-%dT%H:%M:%S") + f".{ns % 1_000_000_000:09d}Z"
 
 
-class PseudoClaudeFormat:
-    name: Format = "pseudoclaude"
+# PseudoClaude rewrites the whole inbox on every Write and MarkRead: it decodes the Box
+# into its Go struct (time.Time timestamp, map[string]any payload) and encodes it again.
+# An id may only depend on what that round trip keeps.
+_GO_TIME = re.compile(  # time.Parse(RFC3339): the strict form and what its fallback takes
+    r"(\d{4})-(\d\d)-(\d\d)T(\d{1,2}):(\d\d):(\d\d)(?:[.,](\d+))?(?:Z|([+-])(\d\d):(\d\d))\Z"
+)
+_UNIX = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ID_FIELDS = ("from", "to", "type", "summary", "content")
+_IDLE_FIELDS = ("member_name", "task_id", "status", "error")
+
+
+def _go_str(value: Any) -> str:
+    """A string field as Go keeps it: absent or null is "", a lone surrogate is U+FFFD."""
+    if not isinstance(value, str):
+        return ""
+    return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
+
+
+def _instant(ts: str) -> str:
+    """The instant an RFC 3339 time names, as "<unix seconds>.<9 digits>". Go keeps the
+    instant but drops trailing zeros (.874634170Z -> .87463417Z), cuts digits past 9 and
+    may respell the offset (+00:00 -> Z). A time Go cannot parse stays as written: Go
+    then fails to decode the inbox and rewrites nothing."""
+    m = _GO_TIME.match(ts)
+    if m is None:
+        return ts
+    y, mo, d, h, mi, s = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
+    try:
+        since = datetime(y, mo, d, h, mi, s, tzinfo=timezone.utc) - _UNIX
+    except ValueError:
+        return ts
+    secs = since.days * 86400 + since.seconds
+    if m.group(8):
+        offset = int(m.group(9)) * 3600 + int(m.group(10)) * 60
+        secs += -offset if m.group(8) == "+" else offset
+    return f"{secs}.{(m.group(7) or '')[:9]:0<9}"
+
+
+def _idle_frame(kind: str, summary: Any, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+    """PseudoClaude's idle notification as a frame, else None. Its team manager writes one
+    to the lead when an in-process member's task ends: type "text", summary "member idle"
+    or "member idle: <status>", content the task's result, payload {member_name, task_id,
+    status, error}, from the member's agent id."""
+    if kind != "text" or payload is None or not isinstance(summary, str):
+        return None
+    if summary != "member idle" and not summary.startswith("member idle: "):
+        return None
+    if not all(k in payload for k in _IDLE_FIELDS):
+        return None
+    return {"type": "idle_notification", **{k: v for k, v in payload.items() if k != "type"}}
+
+
+def _frame_text(kind: str, payload: dict[str, Any]) -> tuple[str, str]:
+    """A summary and content for a frame sent as a payload without text. PseudoClaude shows
+    its agents only from/to/type/summary/content of a message (the member runner's inbox
+    adapter, the lead's LeadReminder): a payload alone reaches no agent."""
+
+    def said(key: str) -> str | None:
+        value = payload.get(key)
+        return value.strip() if isinstance(value, str) and value.strip() else None
+
+    def verdict(*keys: str) -> bool | None:
+        return next((v for v in map(payload.get, keys) if isinstance(v, bool)), None)
+
+    extra = None
+    if kind == "plan_approval_response":
+        ok = verdict("approved", "approve")
+        head = {True: "Plan approved", False: "Plan rejected", None: "Plan approval response"}[ok]
+        detail = said("feedback")
+    elif kind == "shutdown_request":
+        head, detail = "Shutdown requested", said("reason")
+    elif kind == "shutdown_response":
+        ok = verdict("approve", "approved")
+        heads = {True: "Shutdown approved", False: "Shutdown rejected", None: "Shutdown response"}
+        head = heads[ok]
+        detail = said("reason")
+    elif kind == "task_assignment":
+        task = payload.get("task_id")
+        task = task if isinstance(task, str) and task or type(task) is int else None
+        head = "Task assigned" if task is None else f"Task #{task} assigned"
+        detail, extra = said("subject"), said("description")
+    else:
+        return kind, f"{kind}: {canonical(payload)}"
+    body = f"{head}: {detail}" if detail else head
+    return head, f"{body}\n\n{extra}" if extra else body
+
+
+class PseudoClaudeFormat(JsonFileLayout):
+    name = "pseudoclaude"
+    drops_leavers = False
+    compactable = False  # an entry's index is its identity: pruning shifts what gets marked
+    default_identity: str | None = None  # the lead
+
+    def sniff(self, team_path: str, config: dict[str, Any] | None) -> bool:
+        if config is not None:
+            return "lead_agent_id" in config or "sanitized_name" in config
+        return False  # config-less folders go to Claude unless their inboxes are objects
+
+    def is_temp(self, name: str) -> bool:
+        # Go's os.CreateTemp(dir, ".tmp-*.json"): hidden, but ends in .json.
+        return super().is_temp(name) or name.startswith(".tmp-")
+
+    def roster(self, config: dict[str, Any] | None, identity: str | None) -> RosterParts:
+        config = config or {}
+        lead_id = config.get("lead_agent_id")
+        members: list[Member] = []
+        lead: str | None = None
+        raw = config.get("members")
+        for m in raw if isinstance(raw, list) else []:
+            if not isinstance(m, dict):
+                continue
+            name, agent_id = m.get("name"), m.get("agent_id")
+            if not isinstance(name, str) or not isinstance(agent_id, str) or not agent_id:
+                continue
+            is_lead = agent_id == lead_id or (lead_id is None and name == "lead")
+            lead = name if is_lead else lead
+            members.append(
+                Member(
+                    name=name,
+                    inbox=agent_id,
+                    agent_id=agent_id,
+                    agent_type=opt_str(m.get("agent_type")),
+                    model=opt_str(m.get("model")),
+                    cwd=opt_str(m.get("worktree_path")),
+                    branch=opt_str(m.get("branch")),
+                    is_active=m.get("is_active") is not False,  # absent means active
+                    lead=is_lead,
+                )
+            )
+        me = identity or lead or "lead"
+        own = next((m.inbox for m in members if m.name == me), None)
+        root = opt_str(config.get("project_root"))
+        info: dict[str, Any] = {
+            "project": os.path.basename(root.rstrip("/")) if root else None,
+            "cwd": root,
+            "created_at": _epoch(config.get("created_at")),
+        }
+        return RosterParts(members, lead, me, own, info)
+
+    def consumed(self, member: Member, own_inbox: str | None) -> bool:
+        # Every PseudoClaude inbox has a runner, the lead's included (HasLeadMail/LeadReminder).
+        return not member.phantom
+
+    def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
+        from ..locks import ExclFileLock
+
+        return ExclFileLock(path, timeout)
+
+    def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
+        from ..store import append
+
+        return append(self, path, [entry], timeout=timeout)
 
     def empty(self) -> Any:
         return {"messages": []}
@@ -68,17 +234,27 @@ class PseudoClaudeFormat:
         return None
 
     def entry_id(self, entry: dict[str, Any], index: int) -> str:
-        return f"p-{index}-{short_hash(canonical(entry, drop=('read',)))[:10]}"
+        # The index, and a hash of only what PseudoClaude's own rewrite keeps: the string
+        # fields and the timestamp's instant. Not `read`, not keys its struct lacks, not the
+        # payload (its numbers go through float64, its keys get sorted).
+        key = {k: _go_str(entry.get(k)) for k in _ID_FIELDS}
+        ts = entry.get("timestamp")
+        key["timestamp"] = _instant(ts) if isinstance(ts, str) else ""
+        return f"p-{index}-{short_hash(canonical(key))[:10]}"
 
     def message(self, entry: dict[str, Any], index: int, team: str, inbox: str) -> Message:
         kind = opt_str(entry.get("type")) or "text"
         payload = entry.get("payload") if isinstance(entry.get("payload"), dict) else None
         read = entry.get("read") is True
+        structured = None if kind == "text" else {"type": kind, "payload": payload or {}}
+        idle = _idle_frame(kind, entry.get("summary"), payload)
+        if idle is not None:  # a status report, not a reply: a frame like Claude's
+            kind, structured = "idle_notification", idle
         return Message(
             id=self.entry_id(entry, index),
             team=team,
             inbox=inbox,
-            format="pseudoclaude",
+            format=self.name,
             from_=entry["from"],
             to=opt_str(entry.get("to")) or inbox,
             type=kind,
@@ -88,7 +264,7 @@ class PseudoClaudeFormat:
             summary=opt_str(entry.get("summary")),
             color=None,
             payload=payload,
-            structured=None if kind == "text" else {"type": kind, "payload": payload or {}},
+            structured=structured,
             raw=entry,
             seen=read,
         )
@@ -114,10 +290,15 @@ class PseudoClaudeFormat:
         payload: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         # Field order and omitempty as PseudoClaude's Go struct writes them.
+        kind = type if type and type != "message" else "text"
+        if kind != "text" and payload and not text:
+            # PseudoClaude's agents see only summary and content: say the frame in words
+            head, text = _frame_text(kind, payload)
+            summary = summary or head
         entry: dict[str, Any] = {
             "from": sender,
             "to": recipient,
-            "type": type if type and type != "message" else "text",
+            "type": kind,
             "summary": summary or "",
         }
         if text:
@@ -127,9 +308,6 @@ class PseudoClaudeFormat:
         entry["timestamp"] = now_rfc3339_nano()
         entry["read"] = False
         return entry
-
-    def frame(self, frame: Frame) -> tuple[str, dict[str, Any]]:
-        return frame.type, {_CAMEL.sub("_", k).lower(): v for k, v in frame.fields.items()}
 
 
 PSEUDOCLAUDE = PseudoClaudeFormat()

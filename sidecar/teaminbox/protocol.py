@@ -1,0 +1,324 @@
+"""The wire contract: every request's params and result, every notification's params.
+
+This module and model.py are the one source: `scripts/gen_protocol.py` writes
+extension/src/protocol.ts and the tables in docs/protocol.md from them, and a
+test fails when either drifts. Params are structured by `converter` (camelCase
+on the wire); anything malformed or out of range is InvalidParams.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+import cattrs
+
+from .errors import InvalidParams
+from .model import Finding, Message, SendResult, Team, converter
+
+MAX_LIMIT = 10_000
+MAX_OFFSET = 2**31
+NotifyMode = Literal["replies", "messages", "all"]
+
+
+def _range(lo: int, hi: int) -> Any:
+    def check(inst: Any, attr: attrs.Attribute[Any], value: int) -> None:
+        if not lo <= value <= hi:
+            raise InvalidParams(f"{attr.name} must be between {lo} and {hi}")
+
+    return check
+
+
+def _nonempty(inst: Any, attr: attrs.Attribute[Any], value: str) -> None:
+    if not value:
+        raise InvalidParams(f"{attr.name} must not be empty")
+
+
+# --- initialize ----------------------------------------------------------------------
+
+
+@attrs.define
+class Identity:
+    claude: str | None = None
+    pseudoclaude: str | None = None
+    filebus: str | None = None
+
+
+@attrs.define
+class InitializationOptions:
+    """`initializationOptions` of `initialize`."""
+
+    roots: list[str] = attrs.Factory(list)
+    default_roots: bool = True
+    identity: Identity | str | None = None
+    history_path: str | None = None
+    history_days: float = 90
+    notify: NotifyMode = "replies"
+    notify_lead_traffic: bool = True
+    read_transcripts: bool = True
+
+
+# --- requests --------------------------------------------------------------------------
+
+
+@attrs.define
+class Empty:
+    pass
+
+
+@attrs.define
+class TeamsParams:
+    include_ended: bool = True
+
+
+@attrs.define
+class TeamsResult:
+    teams: list[Team]
+
+
+@attrs.define
+class InboxRef:
+    team: str = attrs.field(validator=_nonempty)
+    inbox: str = attrs.field(validator=_nonempty)
+
+
+@attrs.define
+class MessagesParams:
+    team: str = attrs.field(validator=_nonempty)
+    inbox: str = attrs.field(validator=_nonempty)
+    unread_only: bool = False
+    offset: int = attrs.field(default=0, validator=_range(0, MAX_OFFSET))
+    limit: int = attrs.field(default=200, validator=_range(0, MAX_LIMIT))
+    include_archived: bool = False
+
+
+@attrs.define
+class MessagesResult:
+    messages: list[Message]
+    total: int
+    unread: int
+
+
+@attrs.define
+class SendParams:
+    team: str = attrs.field(validator=_nonempty)
+    to: str = attrs.field(validator=_nonempty)
+    text: str = ""
+    summary: str | None = None
+    type: str | None = None
+    color: str | None = None
+    payload: dict[str, Any] | None = None
+
+
+@attrs.define
+class SendResults:
+    results: list[SendResult]
+
+
+@attrs.define
+class MarkParams:
+    team: str = attrs.field(validator=_nonempty)
+    inbox: str = attrs.field(validator=_nonempty)
+    ids: list[str] = attrs.Factory(list)
+    all: bool = False
+
+
+@attrs.define
+class DiscardParams:
+    """Write `read: true` into an inbox an agent consumes: its runner discards those."""
+
+    team: str = attrs.field(validator=_nonempty)
+    inbox: str = attrs.field(validator=_nonempty)
+    ids: list[str] = attrs.Factory(list)
+    all: bool = False
+
+
+@attrs.define
+class Marked:
+    marked: int
+
+
+@attrs.define
+class SearchParams:
+    query: str = attrs.field(validator=_nonempty)
+    team: str | None = None
+    limit: int = attrs.field(default=50, validator=_range(1, MAX_LIMIT))
+
+
+@attrs.define
+class MessagesOnly:
+    messages: list[Message]
+
+
+@attrs.define
+class CompactParams:
+    team: str = attrs.field(validator=_nonempty)
+    inbox: str | None = None
+
+
+@attrs.define
+class CompactResult:
+    team: str
+    inbox: str
+    archived: int  # read entries the history holds: the ones pruned
+    removed: int
+    kept: int
+
+
+@attrs.define
+class DoctorResult:
+    findings: list[Finding]
+
+
+@attrs.define
+class PathResult:
+    path: str
+
+
+@attrs.define
+class TeamParams:
+    team: str = attrs.field(validator=_nonempty)
+
+
+@attrs.define
+class ForgetResult:
+    forgotten: int
+
+
+# --- notifications ---------------------------------------------------------------------
+
+
+@attrs.define
+class DidChangeParams:
+    team: str
+    inbox: str
+    added: list[Message]
+    removed: list[str]
+    updated: list[Message]
+    total: int
+    unread: int
+
+
+@attrs.define
+class UnreadParams:
+    total: int
+    by_team: dict[str, int]
+
+
+@attrs.define
+class RepliedParams:
+    message: Message
+
+
+@attrs.define
+class Method:
+    name: str
+    params: type
+    result: type
+    doc: str
+
+
+@attrs.define
+class Notification:
+    name: str
+    params: type
+    doc: str
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("teamInbox/teams", TeamsParams, TeamsResult, "every team, ended ones included"),
+        Method(
+            "teamInbox/messages",
+            MessagesParams,
+            MessagesResult,
+            "an inbox's messages, newest first",
+        ),
+        Method("teamInbox/send", SendParams, SendResults, "send to a member, or `*`/`all`"),
+        Method(
+            "teamInbox/markRead",
+            MarkParams,
+            Marked,
+            "`read: true` in the person's own inbox; elsewhere the seen state",
+        ),
+        Method(
+            "teamInbox/markSeen", MarkParams, Marked, "the seen state only; never touches a file"
+        ),
+        Method(
+            "teamInbox/discard",
+            DiscardParams,
+            Marked,
+            "write `read: true` into an inbox an agent consumes (it discards them undelivered)",
+        ),
+        Method("teamInbox/search", SearchParams, MessagesOnly, "full-text over the history"),
+        Method(
+            "teamInbox/compact",
+            CompactParams,
+            CompactResult,
+            "archive and prune read entries of the person's own inbox",
+        ),
+        Method("teamInbox/doctor", Empty, DoctorResult, "stale locks, corrupt files, leftovers"),
+        Method("teamInbox/inboxPath", InboxRef, PathResult, "the inbox's file or folder"),
+        Method(
+            "teamInbox/forgetTeam",
+            TeamParams,
+            ForgetResult,
+            "drop an ended team and its archived messages from the history",
+        ),
+    )
+}
+
+NOTIFICATIONS: dict[str, Notification] = {
+    n.name: n
+    for n in (
+        Notification(
+            "teamInbox/didChange",
+            DidChangeParams,
+            "an inbox changed: added, removed (pruned) and updated (read flipped) messages",
+        ),
+        Notification(
+            "teamInbox/teamsChanged", Empty, "a team, member or inbox appeared or vanished"
+        ),
+        Notification("teamInbox/unread", UnreadParams, "unseen messages to the person, by team"),
+        Notification("teamInbox/replied", RepliedParams, "a teammate answered: worth a toast"),
+    )
+}
+
+
+def _identity(value: Any, _: Any) -> Identity | str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        raise InvalidParams("identity must be a name or an object of names by format")
+    result: Identity = converter.structure(value, Identity)
+    return result
+
+
+converter.register_structure_hook_func(lambda t: t == (Identity | str | None), _identity)
+
+
+def structure(raw: Any, cls: type[Any]) -> Any:
+    """Params from the wire; every failure is InvalidParams with one readable line."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise InvalidParams("params must be an object")
+    try:
+        return converter.structure(raw, cls)
+    except InvalidParams:
+        raise
+    except cattrs.BaseValidationError as err:
+        raise InvalidParams(_explain(err)) from err
+    except (TypeError, ValueError, OverflowError) as err:
+        raise InvalidParams(str(err)) from err
+
+
+def _explain(err: BaseException) -> str:
+    if isinstance(err, cattrs.BaseValidationError):
+        for sub in err.exceptions:
+            if isinstance(sub, InvalidParams):
+                return sub.message
+        notes = cattrs.transform_error(err)
+        return "; ".join(notes) if notes else str(err)
+    return str(err)

@@ -1,0 +1,201 @@
+"""An inbox's valid entries as the tracker keeps them: ids, read flags, and bytes or dicts.
+
+When a peer only appended, only the new tail is parsed (store.appended_at).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+
+from .formats import InboxFormat
+from .model import Message
+from .store import appended_at, parse
+
+CHUNK = 1000
+ID_SEP = "\x00"  # ids never hold it (formats.claude falls back to the hash id)
+
+
+class Rows:
+    """An inbox's valid entries as the tracker keeps them.
+
+    Ids, read flags and array indices live in memory; the entries themselves
+    stay spans of the file's bytes when the file has Claude Code's own layout
+    (100,000 entries then cost their bytes, not a million Python objects), or
+    parsed dicts otherwise. Ids are kept joined, a chunk to a string: 100,000
+    small strings that outlive a load would pin the heap it fragmented.
+    """
+
+    def __init__(self, data: bytes = b"", spans: bool = True) -> None:
+        self.data = data
+        self._id_chunks: list[str] = []  # ids joined by ID_SEP, up to CHUNK a string
+        self._pending: list[str] = []
+        self.read = bytearray()
+        self.index = array("q")
+        self.starts = array("q")
+        self.ends = array("q")
+        self.dicts: list[dict[str, Any]] | None = None if spans else []
+
+    def __len__(self) -> int:
+        return len(self.read)
+
+    def iter_ids(self) -> Iterator[str]:
+        for chunk in self._id_chunks:
+            yield from chunk.split(ID_SEP)
+        yield from self._pending
+
+    @property
+    def ids(self) -> list[str]:
+        return list(self.iter_ids())
+
+    def seal(self) -> None:
+        """Join the ids added since the last seal (a short last chunk is topped up)."""
+        if not self._pending:
+            return
+        if self._id_chunks and self._id_chunks[-1].count(ID_SEP) + 1 < CHUNK:
+            self._pending[:0] = self._id_chunks.pop().split(ID_SEP)
+        self._id_chunks.append(ID_SEP.join(self._pending))
+        self._pending = []
+
+    @property
+    def unread(self) -> int:
+        return self.read.count(0)
+
+    def add(
+        self,
+        entry_id: str,
+        read: bool,
+        index: int,
+        span: tuple[int, int] | None,
+        entry: dict[str, Any],
+    ) -> None:
+        self._pending.append(entry_id)
+        self.read.append(1 if read else 0)
+        self.index.append(index)
+        if self.dicts is None:
+            assert span is not None
+            self.starts.append(span[0])
+            self.ends.append(span[1])
+        else:
+            self.dicts.append(entry)
+
+    def raw(self, i: int) -> dict[str, Any]:
+        if self.dicts is not None:
+            return self.dicts[i]
+        value: dict[str, Any] = orjson.loads(self.data[self.starts[i] : self.ends[i]])
+        return value
+
+    def message(self, fmt: InboxFormat, i: int, team: str, inbox: str) -> Message:
+        return fmt.message(self.raw(i), self.index[i], team, inbox)
+
+    def extended(self, data: bytes) -> Rows:
+        """A copy over `data`, a file that only grew: the known spans still hold."""
+        rows = Rows(data, spans=self.dicts is None)
+        self.seal()
+        rows._id_chunks = list(self._id_chunks)
+        rows.read, rows.index = bytearray(self.read), array("q", self.index)
+        rows.starts, rows.ends = array("q", self.starts), array("q", self.ends)
+        return rows
+
+
+class _Mismatch(Exception):
+    """The spans did not parse as the entries they seemed to be: parse the file whole."""
+
+
+def load_rows(
+    fmt: InboxFormat,
+    path: str,
+    data: bytes | None,
+    team: str,
+    inbox: str,
+    feed: Callable[[list[Message], bool], None],
+    grown_from: Rows | None = None,
+) -> Rows:
+    """Parse an inbox into Rows, feeding every valid entry's Message to `feed` a chunk at a time.
+
+    With `grown_from` (rows of a file that `data` extends by a pure append), only
+    the appended tail is parsed and fed. Raises CorruptInbox.
+    """
+    if data is not None and grown_from is not None and grown_from.dicts is None:
+        start = appended_at(grown_from.data, data)
+        spans = fmt.entry_spans(data, start) if start is not None else None
+        if spans is not None:
+            rows = grown_from.extended(data)
+            feed([], True)
+            try:
+                _load_spans(
+                    fmt,
+                    rows,
+                    spans,
+                    grown_from_count(grown_from),
+                    team,
+                    inbox,
+                    lambda batch: feed(batch, True),
+                )
+                return rows
+            except _Mismatch:
+                pass
+    spans = fmt.entry_spans(data) if data is not None else None
+    if spans is not None:
+        rows = Rows(data or b"")
+        try:
+            _load_spans(fmt, rows, spans, 0, team, inbox, lambda batch: feed(batch, False))
+            return rows
+        except _Mismatch:
+            pass
+    snap = parse(fmt, path, data)
+    rows = Rows(data or b"", spans=False)
+    bad = {p.index for p in snap.problems}
+    batch: list[Message] = []
+    for i, entry in enumerate(snap.entries):
+        if i in bad:
+            continue
+        msg = fmt.message(entry, i, team, inbox)
+        rows.add(msg.id, msg.read, i, None, entry)
+        batch.append(msg)
+        if len(batch) >= CHUNK:
+            rows.seal()
+            feed(batch, False)
+            batch = []
+    rows.seal()
+    feed(batch, False)
+    rows.data = b""  # dict rows need no bytes
+    return rows
+
+
+def grown_from_count(rows: Rows) -> int:
+    """The array index the next appended entry gets."""
+    return rows.index[-1] + 1 if len(rows.index) else 0
+
+
+def _load_spans(
+    fmt: InboxFormat,
+    rows: Rows,
+    spans: tuple[array[int], array[int]],
+    first_index: int,
+    team: str,
+    inbox: str,
+    feed: Callable[[list[Message]], None],
+) -> None:
+    data = rows.data
+    starts, ends = spans
+    for c in range(0, len(starts), CHUNK):
+        chunk = list(zip(starts[c : c + CHUNK], ends[c : c + CHUNK], strict=True))
+        try:
+            entries = orjson.loads(b"[" + b",".join(data[s:e] for s, e in chunk) + b"]")
+        except orjson.JSONDecodeError as err:
+            raise _Mismatch from err
+        if len(entries) != len(chunk):
+            raise _Mismatch
+        batch = []
+        for k, (span, entry) in enumerate(zip(chunk, entries, strict=True)):
+            if fmt.invalid(entry) is not None:
+                continue
+            msg = fmt.message(entry, first_index + c + k, team, inbox)
+            rows.add(msg.id, msg.read, first_index + c + k, span, entry)
+            batch.append(msg)
+        rows.seal()
+        feed(batch)

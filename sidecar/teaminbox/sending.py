@@ -1,0 +1,89 @@
+"""Sending: a message to one member, or a broadcast to every member but the sender."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .discovery import BROADCAST, Roster
+from .errors import InvalidParams, TeamInboxError, check_name
+from .formats.claude import COLORS
+from .locks import DEFAULT_TIMEOUT
+from .model import SendResult
+from .store import check_size
+
+
+def check_message(
+    text: Any, summary: str | None, type: str | None, color: str | None, payload: Any
+) -> None:
+    if not isinstance(text, str):
+        raise InvalidParams("text must be a string")
+    if payload is not None and not isinstance(payload, dict):
+        raise InvalidParams("payload must be a JSON object")
+    check_size(text, summary, orjson.dumps(payload).decode() if payload else None)
+    if color is not None and color not in COLORS:
+        raise InvalidParams(f"unknown color {color!r} (one of: {', '.join(COLORS)})")
+    if not text and not payload and not type:
+        raise InvalidParams("empty message: give a text, or --type with --payload")
+
+
+def send(
+    r: Roster,
+    to: str,
+    text: str,
+    *,
+    summary: str | None = None,
+    type: str | None = None,
+    color: str | None = None,
+    payload: dict[str, Any] | None = None,
+    sender: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> list[SendResult]:
+    """Send to one member (errors raise) or broadcast (one result per recipient)."""
+    check_message(text, summary, type, color, payload)
+    recipients = r.resolve_recipients(to)
+    sender = check_name(sender or r.identity, "sender")
+    fmt = r.team.fmt
+    broadcast = to in BROADCAST
+    if broadcast:
+        recipients = [m for m in recipients if sender not in (m.name, m.agent_id)]
+    results: list[SendResult] = []
+    for m in recipients:
+        entry = fmt.new_entry(
+            sender=sender,
+            recipient=m.agent_id or m.inbox,
+            text=text,
+            summary=summary,
+            type=type,
+            color=color,
+            payload=payload,
+        )
+        try:
+            index = fmt.deliver(r.team.inbox_path(m.inbox), entry, timeout)
+        except (TeamInboxError, OSError) as err:
+            if not broadcast:
+                raise
+            code = err.code if isinstance(err, TeamInboxError) else "os_error"
+            results.append(SendResult(m.name, False, inbox=m.inbox, error=str(err), code=code))
+            continue
+        results.append(SendResult(m.name, True, fmt.entry_id(entry, index), m.inbox))
+    if broadcast:  # members whose names cannot be paths: say so, don't drop them silently
+        results += [
+            SendResult(m.name, False, error=m.error.message, code=m.error.code)
+            for m in r.skipped
+            if m.error
+        ]
+    return results
+
+
+def parse_payload(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as err:
+        raise InvalidParams(f"payload is not JSON: {err}") from err
+    if not isinstance(value, dict):
+        raise InvalidParams("payload must be a JSON object")
+    return value

@@ -1,0 +1,222 @@
+"""The server's core: lifecycle, the state thread, watching, and handler registration.
+
+All inbox state lives in one Tracker touched only by the single "state" thread
+(`in_state`); work that may wait on a peer's lock runs in the pool (`in_pool`)
+and never on the state thread; the event loop only routes messages. Feature
+modules (features/) register their handlers through `request`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+)
+
+from .. import __version__
+from ..discovery import Settings, watch_plan
+from ..errors import InvalidParams, TeamInboxError
+from ..formats import registry
+from ..history import History
+from ..model import converter
+from ..protocol import METHODS, InitializationOptions, structure
+from ..tracker import Change, Tracker
+from ..watch import Debouncer, Hints, RootWatcher
+
+log = logging.getLogger("teaminbox")
+T = TypeVar("T")
+RESCAN_SECONDS = 2.0
+PRUNE_SECONDS = 3600.0  # the history forgets old archived messages hourly (and at start)
+
+Outgoing = list[tuple[str, Any]]  # (notification, params)
+# Runs on the state thread after each tracker step (it may read the tracker); says what to send.
+Publisher = Callable[[bool, list[Change]], Outgoing]
+
+
+def plain_converter() -> cattrs.Converter:
+    """Leave custom methods' params and results as plain dicts (pygls makes namedtuples)."""
+    conv: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+
+    def keep(obj: dict[str, Any], cls: type) -> Any:
+        return cls(**obj)
+
+    conv.register_structure_hook(JsonRPCRequestMessage, keep)
+    conv.register_structure_hook(JsonRPCNotification, keep)
+    conv.register_structure_hook(JsonRPCResponseMessage, keep)
+    return conv
+
+
+def rpc_error(err: TeamInboxError) -> JsonRpcException:
+    data = {"code": err.code}
+    if isinstance(err, InvalidParams):
+        return JsonRpcInvalidParams(message=err.message, data=data)
+    return JsonRpcException(code=-32001, message=err.message, data=data)
+
+
+class TeamInboxServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("teaminbox", __version__, converter_factory=plain_converter)
+        self.options = InitializationOptions()
+        self.settings = Settings()
+        self.state_pool = ThreadPoolExecutor(1, thread_name_prefix="teaminbox-state")
+        self.tracker: Tracker | None = None
+        self.watcher: RootWatcher | None = None
+        self.ready: asyncio.Event | None = None
+        self.publishers: list[Publisher] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.feature(types.INITIALIZE)(_initialize)
+        self.feature(types.INITIALIZED)(_initialized)
+        self.feature(types.SHUTDOWN)(_shutdown)
+
+    # --- registration ---------------------------------------------------------------------
+
+    def request(
+        self, method: str
+    ) -> Callable[[Callable[[TeamInboxServer, Any], Awaitable[Any]]], Any]:
+        """Register a handler: params structured to the method's class, errors mapped."""
+        spec = METHODS[method]
+
+        def register(fn: Callable[[TeamInboxServer, Any], Awaitable[Any]]) -> Any:
+            async def run(ls: TeamInboxServer, raw: Any) -> Any:
+                try:
+                    params = structure(raw, spec.params)
+                    await ls.ensure_ready()
+                    return converter.unstructure(await fn(ls, params))
+                except TeamInboxError as err:
+                    raise rpc_error(err) from err
+
+            self.feature(method)(run)
+            return fn
+
+        return register
+
+    def notify(self, method: str, params: Any) -> None:
+        self.protocol.notify(method, converter.unstructure(params))
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def configure(self, raw: Any) -> None:
+        opts: InitializationOptions = structure(raw, InitializationOptions)
+        identity = opts.identity
+        if identity is not None and not isinstance(identity, str):
+            identity = converter.unstructure(identity)
+        self.settings = Settings.build(opts.roots, defaults=opts.default_roots, identity=identity)
+        self.options = opts
+
+    async def start(self) -> None:
+        self.ready = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        opts = self.options
+        self.tracker = await self.in_state(
+            lambda: Tracker(self.settings, History(opts.history_path, opts.history_days))
+        )
+        debouncer = Debouncer(self._flush, self.spawn)
+
+        def forward(kind: str, path: str) -> None:  # watchdog's thread
+            loop.call_soon_threadsafe(debouncer.hint, kind, path)
+
+        self.watcher = RootWatcher(Hints(registry().values(), forward))
+        await self.rescan()
+        self.ready.set()
+        self.spawn(self._periodic())
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self.watcher:
+            self.watcher.stop()
+        tracker = self.tracker
+        if tracker is not None:
+            await self.in_state(tracker.history.close)
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def ensure_ready(self) -> Tracker:
+        if self.ready is None:
+            await self.start()
+        assert self.ready is not None
+        await self.ready.wait()
+        assert self.tracker is not None
+        return self.tracker
+
+    async def in_state(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.state_pool, fn)
+
+    async def in_pool(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.thread_pool, fn)
+
+    def on_state(self, fn: Callable[[], T]) -> T:
+        """From a pool thread: run `fn` on the state thread and wait for it."""
+        return self.state_pool.submit(fn).result()
+
+    # --- watching -----------------------------------------------------------------------
+
+    async def _flush(self, paths: set[str], full: bool) -> None:
+        if full:
+            await self.rescan()
+        elif paths:
+            await self.refresh(paths)
+
+    async def apply(self, step: Callable[[Tracker], tuple[bool, list[Change]]]) -> None:
+        """Run a tracker step on the state thread, then let the publishers tell the client."""
+        tracker = self.tracker
+        assert tracker is not None
+
+        def run() -> Outgoing:
+            teams_changed, changes = step(tracker)
+            return [out for publish in self.publishers for out in publish(teams_changed, changes)]
+
+        for method, params in await self.in_state(run):  # sent from the event loop only
+            self.notify(method, params)
+
+    async def rescan(self) -> None:
+        await self.apply(lambda t: t.scan())
+        if self.watcher:
+            self.watcher.ensure(watch_plan(self.settings.roots))
+
+    async def refresh(self, paths: set[str]) -> None:
+        if paths:
+            await self.apply(lambda t: t.refresh_paths(paths))
+
+    async def _periodic(self) -> None:
+        pruned = time.monotonic()
+        while True:
+            await asyncio.sleep(RESCAN_SECONDS)
+            try:
+                await self.rescan()
+                if time.monotonic() - pruned > PRUNE_SECONDS and self.tracker:
+                    pruned = time.monotonic()
+                    await self.in_state(self.tracker.history.prune)
+            except Exception:  # keep watching whatever one scan hit
+                log.exception("rescan failed")
+
+
+def _initialize(ls: TeamInboxServer, params: types.InitializeParams) -> None:
+    try:
+        ls.configure(params.initialization_options)
+    except TeamInboxError as err:
+        raise rpc_error(err) from err
+
+
+async def _initialized(ls: TeamInboxServer, params: types.InitializedParams) -> None:
+    await ls.ensure_ready()
+
+
+async def _shutdown(ls: TeamInboxServer, params: Any) -> None:
+    await ls.stop()

@@ -1,0 +1,9 @@
+"""Feature modules: each registers its handlers (and publishers) in `setup(server)`."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import inboxes, maintenance, marking, notify, search, sending
+
+FEATURES: tuple[ModuleType, ...] = (inboxes, sending, marking, search, maintenance, notify)

@@ -1,0 +1,51 @@
+"""Compact and doctor: file work in the pool, history work on the state thread."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ... import maintenance
+from ...discovery import Roster
+from ...model import Member, Message
+from ...protocol import CompactParams, CompactResult, DoctorResult, Empty
+from ..core import TeamInboxServer
+
+
+class StateArchive:
+    """The history, reached from a pool thread by hopping to the state thread."""
+
+    def __init__(self, ls: TeamInboxServer) -> None:
+        self.ls = ls
+
+    def record(
+        self, team: str, inbox: str, added: Iterable[Message], removed: Iterable[str]
+    ) -> None:
+        history = self.ls.tracker.history if self.ls.tracker else None
+        assert history is not None
+        added, removed = list(added), list(removed)
+        self.ls.on_state(lambda: history.record(team, inbox, added, removed))
+
+    def known_ids(self, team: str, inbox: str) -> set[str]:
+        history = self.ls.tracker.history if self.ls.tracker else None
+        assert history is not None
+        return self.ls.on_state(lambda: history.known_ids(team, inbox))
+
+
+def setup(server: TeamInboxServer) -> None:
+    @server.request("teamInbox/compact")
+    async def compact(ls: TeamInboxServer, p: CompactParams) -> CompactResult:
+        tracker = ls.tracker
+        assert tracker is not None
+
+        def locate() -> tuple[Roster, Member]:
+            r = tracker.roster(p.team)
+            return r, r.resolve_inbox(p.inbox or r.own_inbox or "")
+
+        r, member = await ls.in_state(locate)
+        result = await ls.in_pool(lambda: maintenance.compact(r, member, StateArchive(ls)))
+        await ls.rescan()
+        return result
+
+    @server.request("teamInbox/doctor")
+    async def doctor(ls: TeamInboxServer, p: Empty) -> DoctorResult:
+        return DoctorResult(await ls.in_pool(lambda: maintenance.doctor(ls.settings)))

@@ -1,0 +1,28 @@
+"""Sending and broadcasting, with the roster the tracker already holds."""
+
+from __future__ import annotations
+
+from ... import sending
+from ...protocol import SendParams, SendResults
+from ..core import TeamInboxServer
+
+
+def setup(server: TeamInboxServer) -> None:
+    @server.request("teamInbox/send")
+    async def send(ls: TeamInboxServer, p: SendParams) -> SendResults:
+        tracker = ls.tracker
+        assert tracker is not None
+        r = await ls.in_state(lambda: tracker.roster(p.team))
+        results = await ls.in_pool(  # may wait on a peer's lock: never on the state thread
+            lambda: sending.send(
+                r,
+                p.to,
+                p.text,
+                summary=p.summary,
+                type=p.type,
+                color=p.color,
+                payload=p.payload,
+            )
+        )
+        await ls.refresh({r.team.inbox_path(res.inbox) for res in results if res.ok and res.inbox})
+        return SendResults(results)

@@ -1,0 +1,270 @@
+"""The in-memory inbox model: every watched team's roster and inbox rows, and the
+queries the features ask of them. Used from one thread only (the server's state
+thread, or the CLI's main thread).
+
+Loads are diffed against what the sidecar last saw (across restarts: against
+the history), so a prune, a peer's rewrite or a restart never yields a
+duplicate or a missed message. Every new message is archived as it is seen.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+from collections.abc import Iterable, Iterator
+
+import attrs
+
+from .diff import UNKNOWN, InboxDiff, compare, gone
+from .discovery import Roster, Settings, TeamDir, describe, find_teams, pick_team, roster
+from .errors import CorruptInbox, TeamInboxError, error_for
+from .formats import InboxFormat
+from .history import History
+from .model import Member, Message, Problem, Team
+from .rows import Rows, load_rows
+
+log = logging.getLogger("teaminbox")
+
+
+@attrs.define
+class InboxState:
+    team: str
+    inbox: str
+    path: str
+    fmt: InboxFormat
+    sig: tuple[int, ...] | None = None
+    rows: Rows = attrs.Factory(Rows)
+    error: Problem | None = None
+    parsed: bool = False  # parsed once in this process: later diffs are against memory
+
+    def unseen(self, seen: set[str]) -> int:
+        """Unread entries the person has not seen either."""
+        rows = self.rows
+        if not seen:
+            return rows.unread
+        return sum(
+            1 for i, r in zip(rows.iter_ids(), rows.read, strict=True) if not r and i not in seen
+        )
+
+
+@attrs.define
+class Change:
+    team: str
+    inbox: str
+    diff: InboxDiff
+    total: int
+    unread: int
+    initial: bool = False  # first look at this inbox in this process
+    known_before: bool = True  # the history knew the inbox (else: a baseline, no alerts)
+
+
+def _by_ts(m: Message) -> str:
+    return m.timestamp
+
+
+class Tracker:
+    def __init__(self, settings: Settings, history: History) -> None:
+        self.settings = settings
+        self.history = history
+        self.teams: dict[str, TeamDir] = {}
+        self.rosters: dict[str, Roster] = {}
+        self.inboxes: dict[tuple[str, str], InboxState] = {}
+        self.by_path: dict[str, tuple[str, str]] = {}
+        self._shape: list[tuple[object, str | None]] | None = None
+
+    # --- loading ---------------------------------------------------------------------
+
+    def scan(self) -> tuple[bool, list[Change]]:
+        """Re-list teams and members; refresh every inbox. Returns (teams changed, changes)."""
+        teams = {t.id: t for t in find_teams(self.settings.roots)}
+        rosters = {tid: roster(t, self.settings) for tid, t in teams.items()}
+        self.teams, self.rosters = teams, rosters
+        wanted: set[tuple[str, str]] = set()
+        for tid, r in rosters.items():
+            for m in r.members:
+                key = (tid, m.inbox)
+                wanted.add(key)
+                if key not in self.inboxes:
+                    path = teams[tid].inbox_path(m.inbox)
+                    self.inboxes[key] = InboxState(tid, m.inbox, path, teams[tid].fmt)
+                    self.by_path[path] = key
+        changes: list[Change] = []
+        for key in list(self.inboxes):
+            if key not in wanted:
+                state = self.inboxes.pop(key)
+                self.by_path.pop(state.path, None)
+                if len(state.rows):
+                    removed = state.rows.ids
+                    self.history.record(state.team, state.inbox, [], removed)
+                    changes.append(
+                        Change(state.team, state.inbox, InboxDiff(removed=removed), 0, 0)
+                    )
+        for state in list(self.inboxes.values()):
+            change = self.refresh(state)
+            if change:
+                changes.append(change)
+        return self._teams_changed(), changes
+
+    def _teams_changed(self) -> bool:
+        """Did the set of teams and inboxes, or any of their errors, change since last asked?"""
+        inboxes = sorted((k, s.error.message if s.error else None) for k, s in self.inboxes.items())
+        teams = sorted(
+            (k, t.config_error.message if t.config_error else None) for k, t in self.teams.items()
+        )
+        shape: list[tuple[object, str | None]] = [*inboxes, *teams]
+        changed = shape != self._shape
+        self._shape = shape
+        return changed
+
+    def refresh_paths(self, paths: Iterable[str]) -> tuple[bool, list[Change]]:
+        """Re-read the inboxes named by hints; anything unknown triggers a full scan."""
+        paths = set(paths)
+        if any(p not in self.by_path for p in paths):
+            return self.scan()
+        changes = [c for p in paths if (c := self.refresh(self.inboxes[self.by_path[p]]))]
+        return self._teams_changed(), changes
+
+    def refresh(self, state: InboxState) -> Change | None:
+        fmt = state.fmt
+        try:
+            sig = fmt.sig(state.path)
+            if sig == state.sig and (state.parsed or state.error):
+                return None
+            data = fmt.read(state.path) if sig is not None else None
+            change = self._load(state, data)
+        except CorruptInbox as err:
+            state.error = Problem(err.code, err.message, err.path)
+            state.sig = sig  # the same bytes stay corrupt: wait for a change
+            return None  # keep what we had: a corrupt file removes nothing
+        except (TeamInboxError, OSError, ValueError, RecursionError, MemoryError) as err:
+            # Not recorded as seen: retried on the next hint or rescan.
+            log.warning("reading %s failed: %s", state.path, err)
+            code = err.code if isinstance(err, TeamInboxError) else "read_failed"
+            state.error = Problem(code, f"{state.path}: {err}", state.path)
+            return None
+        state.sig = sig
+        return change
+
+    def _load(self, state: InboxState, data: bytes | None) -> Change | None:
+        # Until a first good parse, diff against the history: a file that was corrupt
+        # at start-up and is fixed later is no news for what the history already knew.
+        initial = not state.parsed
+        old = state.rows
+        known_before = True
+        before: dict[str, int] | None = None
+        if initial:
+            known_before = self.history.known_inbox(state.team, state.inbox)
+
+        def known() -> dict[str, int]:
+            nonlocal before
+            if before is None:
+                if initial:
+                    ids = self.history.known_ids(state.team, state.inbox)
+                    before = dict.fromkeys(ids, UNKNOWN)
+                else:
+                    before = dict(zip(old.ids, old.read, strict=True))
+            return before
+
+        diff = InboxDiff()
+        tail = False
+
+        def feed(msgs: list[Message], is_tail: bool) -> None:
+            nonlocal tail
+            tail = is_tail
+            added, updated = compare(None if is_tail else known(), msgs)
+            diff.updated += updated
+            if added:  # archived chunk by chunk: a first look at a huge inbox stays small
+                self.history.record(state.team, state.inbox, added, [])
+                if known_before:
+                    diff.added += added
+
+        grown = old if state.parsed else None
+        rows = load_rows(state.fmt, state.path, data, state.team, state.inbox, feed, grown)
+        if not tail:
+            diff.removed = gone(known(), rows.iter_ids())
+        if diff.removed or initial:
+            self.history.record(state.team, state.inbox, [], diff.removed)
+        state.error = None
+        state.parsed = True
+        state.rows = rows
+        if initial or diff:
+            return Change(
+                state.team,
+                state.inbox,
+                diff,
+                len(rows),
+                rows.unread,
+                initial=initial,
+                known_before=known_before,
+            )
+        return None
+
+    # --- queries -----------------------------------------------------------------------
+
+    def resolve(self, team: str) -> str:
+        return str(pick_team(self.teams.values(), team).id)
+
+    def roster(self, team: str) -> Roster:
+        return self.rosters[self.resolve(team)]
+
+    def member(self, team: str, inbox: str) -> tuple[Roster, Member]:
+        r = self.roster(team)
+        return r, r.resolve_inbox(inbox)
+
+    def state(self, team: str, inbox: str) -> InboxState:
+        r, m = self.member(team, inbox)
+        return self.inboxes[(r.team.id, m.inbox)]
+
+    def team_list(self) -> list[Team]:
+        out = []
+        for tid, r in self.rosters.items():
+            team = describe(r)
+            for m in team.members:
+                state = self.inboxes.get((tid, m.inbox))
+                if state is not None:
+                    m.total, m.unread, m.error = len(state.rows), state.rows.unread, state.error
+            out.append(team)
+        return out
+
+    def page(
+        self,
+        team: str,
+        inbox: str,
+        *,
+        unread_only: bool = False,
+        offset: int = 0,
+        limit: int = 200,
+        archived: bool = False,
+    ) -> tuple[list[Message], int, int]:
+        """Newest first, parsing only the entries on the page; (messages, total, unread)."""
+        r, member = self.member(team, inbox)
+        state = self.inboxes[(r.team.id, member.inbox)]
+        if state.error:
+            raise error_for(state.error)
+        seen = self.history.seen_ids(r.team.id, member.inbox)
+        rows, fmt = state.rows, state.fmt
+        live: Iterator[Message] = (
+            rows.message(fmt, i, r.team.id, member.inbox)
+            for i in range(len(rows) - 1, -1, -1)
+            if not (unread_only and rows.read[i])
+        )
+        if archived and not unread_only:  # pruned entries were delivered: never unread
+            old = sorted(self.history.archived(r.team.id, member.inbox), key=_by_ts, reverse=True)
+            live = heapq.merge(live, old, key=_by_ts, reverse=True)
+        chosen = list(itertools.islice(live, offset, offset + limit))
+        for m in chosen:
+            m.seen = m.id in seen or (member.owned and m.read)
+        return chosen, len(rows), rows.unread
+
+    def unread(self) -> dict[str, int]:
+        """Unread and unseen messages in the person's own inbox of each team."""
+        by_team: dict[str, int] = {}
+        for tid, r in self.rosters.items():
+            state = self.inboxes.get((tid, r.own_inbox or ""))
+            if state is not None:
+                by_team[tid] = state.unseen(self.history.seen_ids(tid, state.inbox))
+        return by_team
+
+    def ids(self, team: str, inbox: str) -> list[str]:
+        return self.state(team, inbox).rows.ids
