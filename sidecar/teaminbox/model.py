@@ -162,8 +162,15 @@ def _make_converter() -> cattrs.Converter:
 
         return hook
 
-    conv.register_structure_hook_factory(lambda t: get_origin(t) is list, list_of)
-    conv.register_structure_hook_factory(lambda t: get_origin(t) is dict, dict_of)
+    def origin(kind: type) -> Any:
+        def match(t: Any) -> bool:
+            found: Any = get_origin(t)
+            return found is kind
+
+        return match
+
+    conv.register_structure_hook_factory(origin(list), list_of)
+    conv.register_structure_hook_factory(origin(dict), dict_of)
     return conv
 
 
