@@ -22,6 +22,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import CODER_ID, LEAD_ID, TESTER_ID, VENV_BIN, Teams
 from support import INTEROP, PY_WRITER
@@ -42,6 +44,9 @@ def _go_model() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+MODEL = _go_model()
 
 
 @pytest.fixture(scope="session")
@@ -176,7 +181,7 @@ def test_ids_survive_a_go_markread(teams: Teams, pcmail: Path) -> None:
     after = inbox.read_bytes()
 
     # Go did rewrite what it did not mark, as the model says, byte for byte ...
-    assert after == _go_model().go_rewrite(before, (0,))
+    assert after == MODEL.go_rewrite(before, (0,))
     for changed in (
         b'"2026-11-29T10:00:03.87463417Z"',
         b'"2026-11-29T10:00:04Z"',
@@ -197,7 +202,7 @@ def test_ids_survive_a_go_markread(teams: Teams, pcmail: Path) -> None:
     assert [m.read for m in msgs] == [True] + [False] * 8
 
     # an id taken before Go's rewrite still marks its message
-    res = teams.cli("mark-read", "beta", "coder", ids[4], ids[7], "--deliver")
+    res = teams.cli("mark-read", "beta", "coder", ids[4], ids[7], "--discard")
     assert res.returncode == 0, res.stderr
     assert [m.read for m in stored(inbox)] == [True] + [False] * 3 + [
         True,
@@ -214,6 +219,20 @@ def test_ids_survive_a_go_markread(teams: Teams, pcmail: Path) -> None:
     once = inbox.read_bytes()
     go(pcmail, "rewrite", "-inbox", inbox)
     assert inbox.read_bytes() == once
+
+
+@settings(max_examples=60, deadline=None)
+@given(entries=st.lists(MODEL._ENTRY, min_size=1, max_size=4), mark=st.integers(0, 4))
+def test_the_model_of_go_is_go(
+    pcmail: Path, tmp_path_factory: pytest.TempPathFactory, entries: list[Any], mark: int
+) -> None:
+    """The unit tests' model of Go's rewrite against the real thing, on random entries."""
+    inbox = tmp_path_factory.mktemp("model") / "inboxes" / "x.json"
+    inbox.parent.mkdir()
+    data = PSEUDOCLAUDE.serialize({"messages": entries})
+    inbox.write_bytes(data)
+    go(pcmail, "markread", "-inbox", inbox, str(mark))
+    assert inbox.read_bytes() == MODEL.go_rewrite(data, (mark,))
 
 
 # --- idle notifications ----------------------------------------------------------------
