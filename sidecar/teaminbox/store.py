@@ -2,35 +2,68 @@
 
 A write takes the peer's own lock, re-reads the file, changes it, writes a
 temp file in the same folder (a name no peer treats as an inbox), fsyncs it,
-checks the lock is still ours, renames it over the inbox, fsyncs the folder
-and verifies that the file now at the path is the one it wrote.
+checks the lock is still ours and far from stale, checks the inbox is still
+the file it read, swaps the temp file in, fsyncs the folder and verifies.
 
 Peers give up after about 1 s of waiting, so the lock is held for as little
 as possible: the file is parsed and the new one written and fsynced BEFORE
 the lock is taken; under the lock the current bytes are compared with the
 ones that were parsed, and only if another writer changed them in between is
 the work redone inside the lock.
+
+The lease: a peer may break a lock whose mtime is 10 s old, so a writer that
+is paused (SIGSTOP, swap, a laptop lid) between its last check and its
+rename could overwrite what that peer appended. The swap is
+renameat2(RENAME_EXCHANGE) where the filesystem has it: the file it replaced
+lands at the temp name and is compared with the one the write was built on;
+if a peer's write was displaced, or the lock was no longer ours at the
+rename, the write is reconciled under a fresh lock (a three-way merge of
+entries: what the peer added or marked comes back, what it delivered stays
+gone, and our own change is applied if it is missing). docs/lease-window.md
+has the measured windows.
+
+Symlinks: reading follows an inbox that is a symlink (discovery may meet
+one; nothing is written through it), a write replaces the link by a regular
+file exactly as every peer's rename does, and `salvage` refuses a link (it
+would copy an arbitrary target). Nothing here ever opens a FIFO, socket or
+device: such a path is NotRegularFile.
+
+Modes: a rewrite keeps the inbox's mode (PseudoClaude's are 0600); a new
+inbox gets the mode its peer would give it (`mode=`, else NEW_FILE_MODES).
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import re
 import secrets
+import signal
+import stat
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any, TypeVar
 
 import attrs
+import orjson
 
-from .errors import CorruptInbox, TooLarge, WriteNotVerified
-from .formats import EntryProblem, InboxFormat, skip_space_back
-from .locks import DEFAULT_TIMEOUT, PeerLock
+from .errors import CorruptInbox, NotRegularFile, TooLarge, WriteNotVerified
+from .formats import EntryProblem, InboxFormat, dumps_indented, skip_space_back
+from .locks import DEFAULT_TIMEOUT, PeerLock, file_kind, track_temp, tracked_temps, untrack_temp
 from .model import Message
 
 MAX_MESSAGE_BYTES = 1024 * 1024
 TEMP_SUFFIX = ".teaminbox-tmp"
+# A temp file this old whose writer is gone is garbage. Longer than any live write keeps
+# one (the default lock timeout is 30 s), for writers in another pid namespace.
+DEAD_TEMP_SECONDS = 60.0
+# A new inbox's mode when the caller gives none; absent: 0666 & ~umask, as Node's
+# writeFile (Claude Code). PseudoClaude renames Go's os.CreateTemp files: 0600.
+NEW_FILE_MODES: dict[str, int] = {"pseudoclaude": 0o600}
+MAX_ATTEMPTS = 3
 T = TypeVar("T")
 
 
@@ -45,12 +78,81 @@ class Snapshot:
     problems: list[EntryProblem]
 
 
-def read_bytes(path: str) -> bytes | None:
+# ------------------------------------------------------------------ reading, never blocking
+
+
+def _not_regular(path: str, mode: int, what: str = "") -> NotRegularFile:
+    return NotRegularFile(f"{path} is a {file_kind(mode)}, not a regular file{what}", path=path)
+
+
+def _open_regular(path: str, *, follow: bool = True) -> int | None:
+    """A read descriptor on a regular file (None: no file), without ever blocking.
+
+    stat first, so a FIFO or a device is never even opened; then O_NONBLOCK
+    and fstat, in case it was swapped in between; blocking mode is restored
+    for the read (a regular file never blocks anyway).
+    """
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        st = os.stat(path) if follow else os.lstat(path)
+    except FileNotFoundError:
+        if follow and os.path.lexists(path):
+            raise NotRegularFile(f"{path} is a symbolic link to nothing", path=path) from None
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_regular(path, st.st_mode)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags if follow else flags | os.O_NOFOLLOW)
     except FileNotFoundError:
         return None
+    except OSError as err:
+        if err.errno in (errno.ENXIO, errno.ELOOP):  # a socket, or a link under O_NOFOLLOW
+            raise _not_regular(path, os.lstat(path).st_mode) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_all(fd: int, path: str, limit: int | None = None, size_hint: int = 0) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        want = max(size_hint + 1 - total, 65536)
+        if limit is not None:
+            want = min(want, limit + 1 - total)
+        chunk = os.read(fd, want)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if limit is not None and total > limit:
+            raise TooLarge(f"{path} is over the limit of {limit} bytes", path=path)
+
+
+def read_regular(path: str, limit: int | None = None) -> bytes | None:
+    """The bytes of a regular file, None if there is none, NotRegularFile for anything else.
+
+    Never blocks (a FIFO would, forever), never reads more than `limit` bytes
+    (TooLarge past it). Follows a symlink to a regular file.
+    """
+    fd = _open_regular(path)
+    if fd is None:
+        return None
+    try:
+        return _read_all(fd, path, limit, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: str) -> bytes | None:
+    return read_regular(path)
 
 
 def parse(fmt: InboxFormat, path: str, data: bytes | None) -> Snapshot:
@@ -87,6 +189,14 @@ def check_size(text: str, *others: str | None) -> None:
         raise TooLarge(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
 
 
+# ------------------------------------------------------------------ temp files
+
+
+_TEMP_NAME = re.compile(
+    r"^\.(?P<inbox>.+)\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$"
+)
+
+
 def temp_path(path: str) -> str:
     """Beside the inbox, hidden, and not `*.json`: no peer mistakes it for an inbox."""
     return os.path.join(
@@ -95,10 +205,17 @@ def temp_path(path: str) -> str:
     )
 
 
-def _write_temp(tmp: str, data: bytes) -> int:
-    """Write and fsync a temp file; return its inode."""
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+def _write_temp(tmp: str, data: bytes, mode: int | None = None) -> int:
+    """Write and fsync a temp file with the inbox's mode; return its inode.
+
+    `mode` None: 0666 & ~umask, what Node's writeFile gives a new file. The
+    file is made 0600 and then chmodded, so it is never more open than meant.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -106,6 +223,92 @@ def _write_temp(tmp: str, data: bytes) -> int:
         return os.fstat(fd).st_ino
     finally:
         os.close(fd)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def dead_temp_files(folder: str, min_age: float = DEAD_TEMP_SECONDS) -> list[str]:
+    """Our kind of temp file (`.<inbox>.<pid>.<rand>.teaminbox-tmp`) whose writer is gone.
+
+    Gone: its pid is not running, or was started after the file was last
+    written (the pid was reused), or it is this process and the file is not
+    one it is writing. Only files older than `min_age` count: a pid from
+    another pid namespace (a container sharing the folder) looks dead here.
+    """
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+    now = time.time()
+    out = []
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m is None:
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < min_age:
+            continue
+        if not _writer_alive(int(m["pid"]), st.st_mtime, path):
+            out.append(path)
+    return sorted(out)
+
+
+def _writer_alive(pid: int, written: float, path: str) -> bool:
+    if pid == os.getpid():
+        return path in tracked_temps()
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # someone else's process, alive
+    except (OverflowError, ValueError):
+        return False
+    started = _process_start(pid)
+    return started is None or started <= written + 1.0
+
+
+_boot_time: float | None = None
+
+
+def _process_start(pid: int) -> float | None:
+    """When a process started (epoch seconds), from /proc; None where there is no /proc."""
+    global _boot_time
+    try:
+        if _boot_time is None:
+            with open("/proc/stat", "rb") as f:
+                for line in f:
+                    if line.startswith(b"btime "):
+                        _boot_time = float(line.split()[1])
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+    if _boot_time is None:
+        return None
+    return _boot_time + int(fields[19]) / ticks  # field 22, starttime
+
+
+def _remove_dead_temps(path: str) -> None:
+    """Our own dead temp files for this inbox (a killed send leaves a full copy)."""
+    base = os.path.basename(path)
+    for dead in dead_temp_files(os.path.dirname(path)):
+        m = _TEMP_NAME.match(os.path.basename(dead))
+        if m is not None and m["inbox"] == base:
+            _unlink(dead)
+
+
+# ------------------------------------------------------------------ the commit
 
 
 def _fsync_dir(folder: str) -> None:
@@ -117,28 +320,22 @@ def _fsync_dir(folder: str) -> None:
 
 
 def _verify(path: str, inode: int, data: bytes) -> None:
+    """The file at `path` is the one written, or a later one (a peer's write on top)."""
     tail = min(len(data), 65536)
-    with open(path, "rb") as f:
-        st = os.fstat(f.fileno())
-        if st.st_ino == inode and st.st_size == len(data):
-            f.seek(len(data) - tail)
-            if f.read(tail) == data[len(data) - tail :]:
-                return
-    raise WriteNotVerified(f"{path}: the file after the write is not the one written", path=path)
-
-
-def _commit(lock: PeerLock, path: str, tmp: str, inode: int, data: bytes) -> None:
-    lock.verify()
-    os.rename(tmp, path)
-    _fsync_dir(os.path.dirname(path))
-    _verify(path, inode, data)
-
-
-def _unlink(path: str) -> None:
+    fd = _open_regular(path)
+    if fd is None:
+        raise WriteNotVerified(f"{path}: the inbox vanished right after the write", path=path)
     try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+        st = os.fstat(fd)
+        if st.st_ino != inode:
+            return  # replaced since: the lock was ours at the rename, so a peer read our file
+        if st.st_size == len(data):
+            os.lseek(fd, len(data) - tail, os.SEEK_SET)
+            if _read_all(fd, path) == data[len(data) - tail :]:
+                return
+    finally:
+        os.close(fd)
+    raise WriteNotVerified(f"{path}: the file after the write is not the one written", path=path)
 
 
 FileId = tuple[int, int, int, int, int]
@@ -148,18 +345,23 @@ def _file_id(st: os.stat_result) -> FileId:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def _open_snapshot(path: str) -> tuple[int | None, bytes | None, FileId | None]:
-    """Read a file and keep it open: its inode cannot be reused while we hold it."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return None, None, None
+def _same_file(a: FileId | None, b: FileId | None) -> bool:
+    """Same inode, size and mtime (a rename changes the ctime, not the file)."""
+    return a is not None and b is not None and a[:4] == b[:4]
+
+
+def _open_snapshot(path: str) -> tuple[int | None, bytes | None, FileId | None, int | None]:
+    """Read a file and keep it open: its inode cannot be reused while we hold it.
+
+    Returns (fd, bytes, identity, permission bits); all None when there is no file.
+    """
+    fd = _open_regular(path)
+    if fd is None:
+        return None, None, None, None
     try:
         st = os.fstat(fd)
-        chunks = []
-        while chunk := os.read(fd, max(st.st_size, 65536)):
-            chunks.append(chunk)
-        return fd, b"".join(chunks), _file_id(st)
+        data = _read_all(fd, path, None, st.st_size)
+        return fd, data, _file_id(st), stat.S_IMODE(st.st_mode) & 0o777
     except BaseException:
         os.close(fd)
         raise
@@ -177,6 +379,236 @@ def _unchanged(path: str, seen: FileId | None) -> bool:
         return _file_id(os.stat(path)) == seen
     except FileNotFoundError:
         return seen is None
+
+
+_RENAME_NOREPLACE, _RENAME_EXCHANGE = 1, 2
+_AT_FDCWD = -100
+
+
+def _load_renameat2() -> Any:
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError, TypeError):
+        return None  # no such libc call (macOS, old glibc): plain rename
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_renameat2 = _load_renameat2()
+
+
+def _rename2(src: str, dst: str, flags: int) -> bool:
+    """renameat2(2) with `flags`; False when the kernel or filesystem cannot."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), dst)
+
+
+class _Changed(Exception):
+    """The inbox is not the file the write was built on: build again (nothing written)."""
+
+
+@attrs.define
+class CommitReport:
+    """What a commit found out about the file it replaced (filled in by _commit)."""
+
+    displaced: bytes | None = None  # a file it replaced that was not the one it read
+    lock_lost: bool = False  # the lock was no longer ours at the rename
+    written: bool = False
+
+    @property
+    def clean(self) -> bool:
+        return self.written and self.displaced is None and not self.lock_lost
+
+
+_PAUSE_ENV = "TEAMINBOX_TEST_PAUSE_AT"
+_paused: set[str] = set()
+
+
+def _pause_point(name: str) -> None:
+    """Test hook: SIGSTOP this process here, once, if $TEAMINBOX_TEST_PAUSE_AT is `name`.
+
+    Points: in_lock (just acquired), before_rename (checks done), after_rename.
+    Tests pause a writer there and play the peer that breaks its lock.
+    """
+    if os.environ.get(_PAUSE_ENV) == name and name not in _paused:
+        _paused.add(name)
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+def _swap(tmp: str, path: str, base: FileId | None, report: CommitReport) -> None:
+    """Put `tmp` at `path`; whatever it replaced that is not `base` goes in the report.
+
+    With RENAME_EXCHANGE the replaced file lands at `tmp`, so no peer's write
+    can slip between the check and the rename unnoticed. Without it, the
+    file at `path` is opened just before a plain rename: the microseconds in
+    between are the only window left (docs/lease-window.md).
+    """
+    if base is None:
+        if _rename2(tmp, path, _RENAME_NOREPLACE):
+            return
+        try:  # no renameat2: link(2) also refuses to replace
+            os.link(tmp, path)
+        except FileExistsError:
+            raise _Changed() from None
+        except OSError:
+            if os.path.lexists(path):
+                raise _Changed() from None
+            os.rename(tmp, path)
+        return
+    if _rename2(tmp, path, _RENAME_EXCHANGE):
+        st = os.lstat(tmp)
+        if not _same_file(_file_id(st), base):
+            report.displaced = read_regular(tmp) or b""
+        return
+    fd = _open_regular(path)
+    if fd is None:
+        raise _Changed()
+    try:
+        if not _same_file(_file_id(os.fstat(fd)), base):
+            raise _Changed()
+        os.rename(tmp, path)
+    finally:
+        os.close(fd)
+
+
+def _commit(
+    lock: Any,
+    path: str,
+    tmp: str,
+    inode: int,
+    data: bytes,
+    *,
+    base: FileId | None = None,
+    report: CommitReport | None = None,
+) -> None:
+    """Swap the written temp file in, under checks that bound the lease window.
+
+    Raises LockLost (nothing written) if the lock is gone or near stale, and
+    _Changed if the inbox is no longer `base`. Fills `report`: a displaced
+    file or a lock lost at the rename means the write must be reconciled.
+    """
+    report = report if report is not None else CommitReport()
+    peer = lock if isinstance(lock, PeerLock) else None
+    with peer.critical() if peer is not None else nullcontext():
+        if peer is not None:
+            peer.check_lease()
+        if not _unchanged(path, base):
+            raise _Changed()
+        _pause_point("before_rename")
+        _swap(tmp, path, base, report)
+        report.written = True
+        _pause_point("after_rename")
+        report.lock_lost = peer is not None and not peer.is_mine()
+    _fsync_dir(os.path.dirname(path))
+    if report.clean:
+        _verify(path, inode, data)
+
+
+# ------------------------------------------------------------------ reconciling
+
+
+def _fingerprint(entry: Any, with_read: bool) -> bytes:
+    """An entry's content as bytes, keys sorted, `read` left out unless asked for."""
+    if isinstance(entry, dict) and not with_read and "read" in entry:
+        entry = {k: v for k, v in entry.items() if k != "read"}
+    try:
+        return orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # lone surrogates, deep nesting, huge ints
+        return dumps_indented(entry)
+
+
+def _keyed(entries: list[Any]) -> dict[tuple[bytes, int], Any]:
+    """Entries by content (without `read`) and occurrence, in order."""
+    seen: dict[bytes, int] = {}
+    out = {}
+    for e in entries:
+        fp = _fingerprint(e, with_read=False)
+        n = seen[fp] = seen.get(fp, -1) + 1
+        out[(fp, n)] = e
+    return out
+
+
+def merge_entries(base: list[Any], theirs: list[Any], ours: list[Any]) -> list[Any] | None:
+    """Three-way merge of entry lists by content; None when `ours` already has it all.
+
+    `theirs` replaced `base` by a peer's write that ours then overwrote. What
+    they added comes back (after ours); what they removed (delivered and
+    pruned) and we left alone stays removed; what they marked and we left
+    alone takes their version.
+    """
+    kb, kt, ko = _keyed(base), _keyed(theirs), _keyed(ours)
+    out: list[Any] = []
+    changed = False
+    for k, e in ko.items():
+        if k in kb and _fingerprint(e, True) == _fingerprint(kb[k], True):
+            if k not in kt:
+                changed = True
+                continue
+            if _fingerprint(kt[k], True) != _fingerprint(kb[k], True):
+                e = kt[k]
+                changed = True
+        out.append(e)
+    for k, e in kt.items():
+        if k not in kb and k not in ko:
+            out.append(e)
+            changed = True
+    return out if changed else None
+
+
+def _backup_path(path: str) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    return f"{path}.corrupt-{stamp}-{secrets.token_hex(2)}"
+
+
+def _reconcile(
+    fmt: InboxFormat,
+    path: str,
+    base_data: bytes | None,
+    report: CommitReport,
+    reapply: Callable[[Snapshot], bool],
+    *,
+    timeout: float,
+    mode: int | None,
+    attempt: int,
+) -> None:
+    """Repair a write whose lease ran out: under a fresh lock, merge back what a
+    displaced peer write held and make sure our own change is in the file."""
+    if attempt >= MAX_ATTEMPTS:
+        raise WriteNotVerified(
+            f"{path}: other writers kept breaking the lock; the write may be incomplete",
+            path=path,
+        )
+    base = parse(fmt, path, base_data).entries if base_data is not None else []
+    theirs: list[Any] | None = None
+    if report.displaced is not None:
+        try:
+            theirs = parse(fmt, path, report.displaced).entries
+        except CorruptInbox:  # not ours to judge: kept beside the inbox
+            _write_temp(_backup_path(path), report.displaced, 0o600)
+
+    def merged(snap: Snapshot) -> bool:
+        changed = False
+        if theirs is not None:
+            entries = merge_entries(base, theirs, snap.entries)
+            if entries is not None:
+                snap.entries[:] = entries
+                changed = True
+        return reapply(snap) or changed
+
+    def build(snap: Snapshot) -> tuple[bytes | None, None]:
+        return (fmt.serialize(snap.doc) if merged(snap) else None), None
+
+    update(fmt, path, build, timeout=timeout, mode=mode, reapply=merged, _attempt=attempt + 1)
+
+
+# ------------------------------------------------------------------ the locked update
 
 
 def appended_at(old: bytes, new: bytes) -> int | None:
@@ -230,6 +662,9 @@ def update(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     appends_only: bool = False,
+    mode: int | None = None,
+    reapply: Callable[[Snapshot], bool] | None = None,
+    _attempt: int = 0,
 ) -> T:
     """Locked read-modify-write. `build` returns the new bytes (None: no change) and a result.
 
@@ -238,41 +673,86 @@ def update(
     `appends_only` (build only adds entries, never changes the snapshot's),
     the redo under the lock parses only what peers appended meanwhile.
     A file that does not parse raises CorruptInbox and is never overwritten.
+
+    `reapply(snap)` puts this write's change into `snap.entries` unless it is
+    already there, and says whether it changed anything: it repairs a write
+    whose lease ran out (default: build's bytes are not None, fine for
+    idempotent changes). `mode`: a new inbox's mode (an existing one keeps its own).
     """
     tmp = temp_path(path)
-    fd, seen, seen_id = _open_snapshot(path)
+    track_temp(tmp)
+    fds: list[int] = []
+    report = CommitReport()
+    base_data: bytes | None = None
+    new_mode = mode if mode is not None else NEW_FILE_MODES.get(fmt.name)
     try:
+        fd, seen, seen_id, seen_mode = _open_snapshot(path)
+        if fd is not None:
+            fds.append(fd)
+        pre_snap: Snapshot | None
+        pre: tuple[bytes | None, T] | None
         try:
-            first = parse(fmt, path, seen)
-            pre_snap: Snapshot | None = first
-            pre: tuple[bytes | None, T] | None = build(first)
+            pre_snap = parse(fmt, path, seen)
+            pre = build(pre_snap)
         except CorruptInbox:
             pre_snap = pre = None  # re-checked under the lock: a peer may have just fixed it
-        inode = _write_temp(tmp, pre[0]) if pre is not None and pre[0] is not None else None
+        want = seen_mode if seen_mode is not None else new_mode
+        inode = _write_temp(tmp, pre[0], want) if pre is not None and pre[0] is not None else None
         with fmt.lock(path, timeout) as lock:
-            if pre is not None and _unchanged(path, seen_id):
-                new, result = pre
+            _pause_point("in_lock")
+            for _ in range(MAX_ATTEMPTS):
+                if pre is not None and _unchanged(path, seen_id):
+                    new, result = pre
+                    base_data, base_id = seen, seen_id
+                else:
+                    fd, current, base_id, cur_mode = _open_snapshot(path)
+                    if fd is not None:
+                        fds.append(fd)
+                    snap = None
+                    if appends_only and pre_snap is not None and current is not None:
+                        snap = _extended(fmt, pre_snap, current)
+                    new, result = build(snap or parse(fmt, path, current))
+                    base_data = current
+                    want = cur_mode if cur_mode is not None else new_mode
+                    inode = _write_temp(tmp, new, want) if new is not None else None
+                if new is None or inode is None:
+                    return result
+                try:
+                    _commit(lock, path, tmp, inode, new, base=base_id, report=report)
+                    break
+                except _Changed:
+                    pre = None  # the inbox changed under our lock (a lockless writer): redo
             else:
-                current = read_bytes(path)
-                snap = None
-                if appends_only and pre_snap is not None and current is not None:
-                    snap = _extended(fmt, pre_snap, current)
-                new, result = build(snap or parse(fmt, path, current))
-                inode = _write_temp(tmp, new) if new is not None else None
-            if new is not None and inode is not None:
-                _commit(lock, path, tmp, inode, new)
-            return result
+                raise WriteNotVerified(
+                    f"{path}: the inbox kept changing under the lock; nothing was written",
+                    path=path,
+                )
     finally:
+        untrack_temp(tmp)
         _unlink(tmp)
-        if fd is not None:
+        for fd in fds:
             os.close(fd)  # after the lock: freeing the replaced file's blocks is slow
+    if not report.clean:
+        _reconcile(
+            fmt,
+            path,
+            base_data,
+            report,
+            reapply or (lambda snap: build(snap)[0] is not None),
+            timeout=timeout,
+            mode=new_mode,
+            attempt=_attempt,
+        )
+    _remove_dead_temps(path)
+    return result
 
 
 def ensure_claude_inbox(path: str) -> None:
-    """Create a missing Claude inbox as `[]` with exclusive create, as Claude Code does."""
+    """Create a missing Claude inbox as `[]` with exclusive create, as Claude Code does
+    (Node's writeFile `wx`: mode 0666 & ~umask)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except FileExistsError:
         return
     try:
@@ -287,8 +767,11 @@ def append(
     new_entries: list[dict[str, Any]],
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    mode: int | None = None,
 ) -> int:
     """Append entries; return the index of the first. Earlier entries keep their bytes."""
+    keys = [_fingerprint(e, with_read=False) for e in new_entries]
+    moved: list[int] = []  # where reconciliation put the first entry, if it did
 
     def build(snap: Snapshot) -> tuple[bytes | None, int]:
         index = len(snap.entries)
@@ -299,7 +782,15 @@ def append(
         snap.entries.extend(new_entries)
         return fmt.serialize(snap.doc), index
 
-    return update(fmt, path, build, timeout=timeout, appends_only=True)
+    def reapply(snap: Snapshot) -> bool:
+        present = {_fingerprint(e, with_read=False): i for i, e in enumerate(snap.entries)}
+        missing = [e for e, k in zip(new_entries, keys, strict=True) if k not in present]
+        moved[:] = [present.get(keys[0], len(snap.entries))]
+        snap.entries.extend(missing)
+        return bool(missing)
+
+    index = update(fmt, path, build, timeout=timeout, appends_only=True, mode=mode, reapply=reapply)
+    return moved[0] if moved else index
 
 
 def rewrite(
@@ -308,8 +799,13 @@ def rewrite(
     change: Callable[[Snapshot], T | None],
     *,
     timeout: float = DEFAULT_TIMEOUT,
+    mode: int | None = None,
 ) -> T | None:
-    """Change the parsed entries in place; `change` returns None for "nothing to write"."""
+    """Change the parsed entries in place; `change` returns None for "nothing to write".
+
+    `change` must be idempotent (marking read, pruning): after a lease ran
+    out it is applied again to the current file.
+    """
 
     def build(snap: Snapshot) -> tuple[bytes | None, T | None]:
         result = change(snap)
@@ -317,7 +813,9 @@ def rewrite(
             return None, result
         return fmt.serialize(snap.doc), result
 
-    return update(fmt, path, build, timeout=timeout)
+    return update(
+        fmt, path, build, timeout=timeout, mode=mode, reapply=lambda s: change(s) is not None
+    )
 
 
 _ENTRY_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
@@ -335,7 +833,7 @@ def _scan_objects(data: bytes) -> list[Any]:
             continue  # inside an object already taken
         try:
             value, pos = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to keep
             continue
         found.append(value)
     return found
@@ -344,34 +842,76 @@ def _scan_objects(data: bytes) -> list[Any]:
 def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
     """Keep the valid entries of a broken inbox; the original bytes go to `.corrupt-<time>`.
 
-    Returns (kept, dropped, backup path); a healthy file is left alone.
+    Returns (kept, dropped, backup path); a healthy file is left alone. A
+    symlinked inbox is refused: its target could be any file, which the
+    backup would copy. The backup and the new file keep the original's mode.
     """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return 0, 0, None
+    if stat.S_ISLNK(st.st_mode):
+        raise NotRegularFile(
+            f"{path} is a symbolic link; repair does not follow links:"
+            " put the file itself in its place first",
+            path=path,
+        )
     tmp = temp_path(path)
-    with fmt.lock(path, DEFAULT_TIMEOUT) as lock:
-        data = read_bytes(path)
-        if data is None:
-            return 0, 0, None
-        try:
-            snap = parse(fmt, path, data)
-            if not snap.problems:
-                return len(snap.entries), 0, None
-            bad = {p.index for p in snap.problems}
-            good = [e for i, e in enumerate(snap.entries) if i not in bad]
-            doc = snap.doc
-            snap.entries[:] = good
-            dropped = len(bad)
-        except CorruptInbox:
-            found = _scan_objects(data)
-            good = [e for e in found if fmt.invalid(e) is None]
-            dropped = len(found) - len(good)
-            doc = fmt.empty()
-            fmt.entries(doc).extend(good)
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        backup = f"{path}.corrupt-{stamp}-{secrets.token_hex(2)}"
-        _write_temp(backup, data)
-        new = fmt.serialize(doc)
-        try:
-            _commit(lock, path, tmp, _write_temp(tmp, new), new)
-        finally:
-            _unlink(tmp)
-        return len(good), dropped, backup
+    track_temp(tmp)
+    try:
+        with fmt.lock(path, DEFAULT_TIMEOUT) as lock:
+            fd = _open_regular(path, follow=False)
+            if fd is None:
+                return 0, 0, None
+            try:
+                st = os.fstat(fd)
+                data = _read_all(fd, path, None, st.st_size)
+            finally:
+                os.close(fd)
+            mode = stat.S_IMODE(st.st_mode) & 0o777
+            try:
+                snap = parse(fmt, path, data)
+                if not snap.problems:
+                    return len(snap.entries), 0, None
+                bad = {p.index for p in snap.problems}
+                good = [e for i, e in enumerate(snap.entries) if i not in bad]
+                doc = snap.doc
+                snap.entries[:] = good
+                dropped = len(bad)
+            except CorruptInbox:
+                found = _scan_objects(data)
+                good = [e for e in found if fmt.invalid(e) is None]
+                dropped = len(found) - len(good)
+                doc = fmt.empty()
+                fmt.entries(doc).extend(good)
+            backup = _backup_path(path)
+            _write_temp(backup, data, mode)
+            new = fmt.serialize(doc)
+            report = CommitReport()
+            try:
+                _commit(
+                    lock,
+                    path,
+                    tmp,
+                    _write_temp(tmp, new, mode),
+                    new,
+                    base=_file_id(st),
+                    report=report,
+                )
+            except _Changed:
+                raise WriteNotVerified(
+                    f"{path} changed during the repair; nothing was written: run it again",
+                    path=path,
+                ) from None
+            if report.displaced is not None:
+                _write_temp(_backup_path(path), report.displaced, mode)
+            if not report.clean:
+                raise WriteNotVerified(
+                    f"{path}: another writer broke the lock during the repair; its version"
+                    " is kept beside the inbox: run the repair again",
+                    path=path,
+                )
+            return len(good), dropped, backup
+    finally:
+        untrack_temp(tmp)
+        _unlink(tmp)
