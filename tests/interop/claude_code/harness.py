@@ -241,6 +241,8 @@ class Request:
     rule: str | None = None
     reply: str | None = None
     status: int = 200
+    content: list[dict[str, Any]] = field(default_factory=list)  # the blocks answered
+    usage: dict[str, int] = field(default_factory=dict)  # input_tokens, output_tokens sent
 
     @property
     def system(self) -> str:
@@ -263,6 +265,14 @@ class Request:
             b
             for b in users[-1]["content"]
             if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+
+    def tool_use_ids(self, tool: str | None = None) -> list[str]:
+        """The ids of the tool calls answered to this request."""
+        return [
+            str(b["id"])
+            for b in self.content
+            if b.get("type") == "tool_use" and (tool is None or b.get("name") == tool)
         ]
 
     def summary(self) -> str:
@@ -509,12 +519,15 @@ class FakeApi:
 
     def _message(self, req: Request, reply: Reply) -> dict[str, Any]:
         usage, out = self._usage(req, reply)
+        content = self._content(reply)
+        req.content = content
+        req.usage = {"input_tokens": usage["input_tokens"], "output_tokens": out}
         return {
             "id": f"msg_{uuid.uuid4().hex[:24]}",
             "type": "message",
             "role": "assistant",
             "model": req.body.get("model", MODEL),
-            "content": self._content(reply),
+            "content": content,
             "stop_reason": reply.stop_reason,
             "stop_sequence": None,
             "usage": {**usage, "output_tokens": out},
@@ -755,6 +768,7 @@ class Session:
         script: Script,
         prompt: str,
         extra_args: Sequence[str] = (),
+        hard_limit: float = 180.0,
     ) -> None:
         from .recorder import Recorder
 
@@ -774,6 +788,15 @@ class Session:
         self.t_start = 0.0
         self.t_exit = 0.0
         self.timings: dict[str, float] = {}
+        # the last resort: whatever the test does, the CLI does not outlive this
+        self.watchdog = threading.Timer(hard_limit, self._expire)
+        self.watchdog.daemon = True
+        self.expired = False
+
+    def _expire(self) -> None:
+        self.expired = True
+        if self.pty is not None:
+            self.pty.signal_group(signal.SIGKILL)
 
     def __enter__(self) -> Session:
         try:
@@ -798,6 +821,7 @@ class Session:
         self.t_start = time.monotonic()
         self.api.t0 = self.recorder.t0 = self.t_start
         self.pty = Pty(argv, claude_env(self.home, self.api.port), self.cwd)
+        self.watchdog.start()
 
     def mark(self, name: str) -> None:
         self.timings[name] = time.monotonic() - self.t_start
@@ -806,8 +830,9 @@ class Session:
 
     def explain(self) -> str:
         tail = self.pty.tail(3000) if self.pty else "(not started)"
+        expired = " KILLED at the hard limit" if self.expired else ""
         return (
-            f"--- Claude Code {self.version}, HOME={self.home}, exit={self.exit_code}"
+            f"--- Claude Code {self.version}{expired}, HOME={self.home}, exit={self.exit_code}"
             f" ({self.exit_how})\n--- pty output (tail):\n{tail}\n"
             f"--- fake API requests:\n{self.api.log()}\n"
             f"--- files under ~/.claude (teams, tasks):\n{self.recorder.describe()}"
@@ -895,6 +920,7 @@ class Session:
         return self.exit_code
 
     def close(self) -> None:
+        self.watchdog.cancel()
         if self.pty is not None:
             if self.pty.alive():
                 self.exit_how = self.exit_how or "killed"
@@ -906,3 +932,25 @@ class Session:
         self.recorder.stop()
         if self.api.thread.is_alive():
             self.api.stop()
+        self.save_evidence()
+
+    def save_evidence(self) -> None:
+        """The request log, pty output and file timeline beside the scratch HOME."""
+        with contextlib.suppress(OSError):
+            reqs = [
+                {
+                    "index": r.index,
+                    "t": round(r.t, 3),
+                    "path": r.path,
+                    "who": r.who,
+                    "rule": r.rule,
+                    "reply": r.reply,
+                    "body": r.body,
+                }
+                for r in self.api.snapshot()
+            ]
+            (self.base / "api-requests.json").write_text(json.dumps(reqs, indent=1))
+            (self.base / "pty.txt").write_text(self.pty.text() if self.pty else "")
+            (self.base / "files.txt").write_text(
+                self.recorder.describe(("teams/*", "tasks/*", "projects/*"), limit=100_000)
+            )

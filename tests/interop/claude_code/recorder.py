@@ -64,13 +64,49 @@ class Entry:
 
 
 class _Handler(FileSystemEventHandler):
+    """Capture on every event. A file just created is opened at once and the descriptor
+    kept, so a temp file renamed over an inbox (and replaced again a millisecond later)
+    can still be read through it when its `moved` event comes."""
+
     def __init__(self, rec: Recorder) -> None:
         self.rec = rec
+        self.held: dict[str, tuple[int, float]] = {}
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        for p in (event.src_path, getattr(event, "dest_path", "")):
+        src = os.fsdecode(event.src_path)
+        dest = os.fsdecode(getattr(event, "dest_path", "") or "")
+        rec = self.rec
+        if len(rec.events) < 100_000:
+            rec.events.append((rec._now(), event.event_type, src, dest))
+        if rec._rel(src) is None and (not dest or rec._rel(dest) is None):
+            return
+        kind = event.event_type
+        if kind == "created" and not event.is_directory:
+            with contextlib.suppress(OSError):
+                self.held[src] = (os.open(src, os.O_RDONLY), time.monotonic())
+        if kind == "moved" and src in self.held:
+            fd, _ = self.held.pop(src)
+            try:
+                rec.capture_fd(fd, dest, "watch")
+            finally:
+                os.close(fd)
+        elif kind == "closed" and src in self.held:
+            rec.capture_fd(self.held[src][0], src, "watch")
+        if kind == "deleted" and src in self.held:
+            os.close(self.held.pop(src)[0])
+        for p in (src, dest):
             if p:
-                self.rec.capture(os.fsdecode(p), "watch")
+                rec.capture(p, "watch")
+        now = time.monotonic()
+        for p, (fd, t) in list(self.held.items()):
+            if now - t > 2.0:
+                os.close(fd)
+                del self.held[p]
+
+    def close(self) -> None:
+        for fd, _ in self.held.values():
+            os.close(fd)
+        self.held.clear()
 
 
 class Recorder:
@@ -86,9 +122,11 @@ class Recorder:
         self._stop = threading.Event()
         self._poller = threading.Thread(target=self._poll_loop, daemon=True, name="rec-poll")
         self._observer: Any = None
+        self._handler: _Handler | None = None
         self.t0 = time.monotonic()
         self.polls = 0
         self.watch_error: str | None = None
+        self.events: list[tuple[float, str, str, str]] = []  # watchdog's, for debugging
 
     # -- lifecycle
 
@@ -96,7 +134,8 @@ class Recorder:
         self.base.mkdir(parents=True, exist_ok=True)
         try:
             obs = Observer()
-            obs.schedule(_Handler(self), str(self.base), recursive=True)
+            self._handler = _Handler(self)
+            obs.schedule(self._handler, str(self.base), recursive=True)
             obs.start()
             self._observer = obs
         except Exception as exc:  # the poll still records everything, only slower
@@ -112,6 +151,8 @@ class Recorder:
             self._observer.stop()
             self._observer.join(5)
             self._observer = None
+        if self._handler is not None:
+            self._handler.close()
         self._poll_once("final")
 
     def __enter__(self) -> Recorder:
@@ -169,6 +210,19 @@ class Recorder:
                 self._gone(rel)
                 return
             self._stat[rel] = (st.st_ino, st.st_mtime_ns, st.st_size)
+            self._set_file(rel, data, source)
+
+    def capture_fd(self, fd: int, path: str, source: str) -> None:
+        """A version read through a descriptor held since the file was created."""
+        rel = self._rel(path)
+        if rel is None:
+            return
+        try:
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, size + 1, 0)
+        except OSError:
+            return
+        with self._lock:
             self._set_file(rel, data, source)
 
     def _gone(self, rel: str) -> None:
@@ -291,11 +345,11 @@ class Recorder:
             items = [(p, v) for p, vs in self.files.items() for v in vs]
         yield from sorted(items, key=lambda pv: pv[1].t)
 
-    def describe(self, patterns: Iterable[str] = ("teams/*", "tasks/*")) -> str:
+    def describe(self, patterns: Iterable[str] = ("teams/*", "tasks/*"), limit: int = 150) -> str:
         """A one-line-per-version timeline (for failure messages)."""
         lines = []
         for p, v in self.iter_all():
             if any(fnmatchcase(p, pat) for pat in patterns):
                 size = "deleted" if v.data is None else f"{len(v.data)} B"
                 lines.append(f"+{v.t:6.2f}s {v.source:5} {p} {size}")
-        return "\n".join(lines[-150:])
+        return "\n".join(lines[-limit:])

@@ -185,12 +185,18 @@ class Outcome:
         return self.session.home
 
 
-def run(session: Session, server_send: Sender | None = None) -> Outcome:
+def run(
+    session: Session,
+    server_send: Sender | None = None,
+    before_exit: Callable[[Outcome], None] | None = None,
+) -> Outcome:
     """Play the scenario on a started session. Never raises: a failure is `error`.
 
     `server_send` (the teaminbox server's teamInbox/send) is used for the person's
     message to helper and the tasks request; when it fails the CLI sends instead, so
-    the Claude Code observations do not depend on the server.
+    the Claude Code observations do not depend on the server. `before_exit` runs while
+    the team still exists (after the last step, before /exit); its failure is its own
+    to record.
     """
     s = session
     out = Outcome(s, team="")
@@ -241,12 +247,21 @@ def run(session: Session, server_send: Sender | None = None) -> Outcome:
         )
         # let the lead take in the approval (and prune it) before the person leaves
         time.sleep(2.0)
+        # 5 s after every task is completed, the lead's task list is reset (files
+        # deleted, .highwatermark kept): wait for it (test_observed asserts it)
+        task = f"tasks/{out.team}/1.json"
+        s.recorder.wait_for(
+            lambda r: bool(r.versions(task)) and r.versions(task)[-1].data is None, 8.0
+        )
+        s.mark("task-reset")
     except HarnessError as exc:
         out.error = str(exc)
     except Exception as exc:
         out.error = f"{exc!r}\n{s.explain()}"
     finally:
         s.mark("scenario")
+        if before_exit is not None and out.team:
+            before_exit(out)
         s.exit()
         time.sleep(0.5)
     return out
