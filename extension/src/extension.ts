@@ -1,71 +1,77 @@
-// Activation only: wires the sidecar, store, tree, commands, notifications and status bar.
+// Activation only wires the services: the sidecar client first (started at once, so the teams
+// are on their way while the view draws), then what subscribes to it. Nothing is late-bound.
 import * as vscode from 'vscode';
-import { Sidecar } from './client';
-import { InboxStore } from './store';
-import { createInboxView, VIEW_ID } from './inboxTree';
+import { SidecarClient } from './sidecarClient';
+import { MessageCache } from './messageCache';
+import { MarkService } from './markService';
+import { createInboxView, InboxTreeProvider } from './inboxTree';
 import { MESSAGE_SCHEME, MessageContentProvider } from './messageView';
-import { registerCommands } from './commands';
-import { Notifier } from './notifications';
+import { Notifier } from './notifier';
 import { UnreadStatus } from './statusBar';
-import { needsRestart } from './settings';
+import { getSettings, needsRestart, workspaceFolderPaths } from './settings';
+import { toInitOptions } from './initOptions';
+import { MessageCommands } from './commands/messages';
+import { TeamCommands } from './commands/teams';
+import { MaintenanceCommands } from './commands/maintenance';
+import type { TreeNode } from './treeNodes';
 
-/** Returned from activate() so extension-host tests can look inside. */
+/** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
-  sidecar: Sidecar;
-  store: InboxStore;
+  sidecar: SidecarClient;
+  cache: MessageCache;
+  marks: MarkService;
   notifier: Notifier;
-  view: vscode.TreeView<unknown>;
+  tree: InboxTreeProvider;
+  view: vscode.TreeView<TreeNode>;
+  messages: MessageCommands;
+  teams: TeamCommands;
+  maintenance: MaintenanceCommands;
+  /** When activate() started (Date.now()): the bench measures from here. */
+  activatedAt: number;
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<TeamInboxApi> {
-  const log = vscode.window.createOutputChannel('Team Inbox', { log: true });
-  context.subscriptions.push(log);
+let current: SidecarClient | undefined;
 
-  // the sidecar's handlers need the store and notifier, which need the sidecar: late-bound
-  let store!: InboxStore;
-  let notifier!: Notifier;
-  const sidecar = new Sidecar(context.extensionPath, log, {
-    didChange: p => store.handleDidChange(p),
-    teamsChanged: () => { void store.refresh(); },
-    unread: p => store.handleUnread(p),
-    replied: p => notifier.onReplied(p),
+export function activate(context: vscode.ExtensionContext): TeamInboxApi {
+  const activatedAt = Date.now();
+  const log = vscode.window.createOutputChannel('Team Inbox', { log: true });
+  const sidecar = new SidecarClient(context.extensionPath, log, () => {
+    const settings = getSettings();
+    return { python: settings.python, options: toInitOptions(settings, workspaceFolderPaths()) };
   });
   current = sidecar;
-  store = new InboxStore(sidecar, log);
-  const content = new MessageContentProvider(store);
-  const { provider, view, disposables } = createInboxView(store);
-  const status = new UnreadStatus();
-  context.subscriptions.push(sidecar, store, status, ...disposables,
-    vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content), content);
-
-  context.subscriptions.push(...registerCommands({ sidecar, store, log, content }));
-  notifier = new Notifier(store, {
-    reply: m => vscode.commands.executeCommand('teamInbox.reply', { message: m }),
-    open: m => vscode.commands.executeCommand('teamInbox.openMessage', { message: m }),
-    markRead: ms => vscode.commands.executeCommand('teamInbox.markRead', undefined,
-      ms.map(message => ({ kind: 'message', team: store.team(message.team) ?? { id: message.team }, member: { inbox: message.inbox }, message }))),
-    focusView: () => vscode.commands.executeCommand(`${VIEW_ID}.focus`),
-  }, log);
-  context.subscriptions.push(notifier);
-
-  context.subscriptions.push(
-    store.onDidChangeUnread(n => status.setCount(n)),
-    sidecar.onDidChangeState(s => {
-      status.setState(s);
-      if (s === 'running') store.reset(); // re-read everything from the (new) sidecar
-      else if (s === 'failed') provider.refreshSoon();
-    }),
-    vscode.workspace.onDidChangeConfiguration(e => {
-      if (needsRestart(e)) { log.info('Settings changed: restarting the sidecar'); void sidecar.restart(); }
-    }),
-  );
-
+  const cache = new MessageCache(sidecar, line => log.info(line));
+  // start now and ask for the teams as soon as it runs: the view's first getChildren joins this
   void sidecar.start();
-  return { sidecar, store, notifier, view };
+  void cache.loadTeams().catch(() => undefined);
+
+  const marks = new MarkService(sidecar, cache);
+  const content = new MessageContentProvider(cache);
+  const { provider: tree, view, disposables: viewParts } = createInboxView(cache, sidecar);
+  const status = new UnreadStatus(cache, sidecar);
+  const services = { sidecar, cache, marks, content, log };
+  const messages = new MessageCommands(services);
+  const teams = new TeamCommands(services);
+  const maintenance = new MaintenanceCommands(services);
+  const notifier = new Notifier(sidecar, cache, {
+    reply: m => messages.reply({ message: m }),
+    open: m => messages.open(m),
+    markRead: ms => marks.markMessages(ms),
+    focusView: () => teams.focus(),
+  }, log);
+
+  const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
+  context.subscriptions.push(
+    log, sidecar, cache, status, notifier, content, ...viewParts,
+    vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
+    ...messages.register(), ...teams.register(), ...maintenance.register(),
+    vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e)) restart('Settings changed'); }),
+    // each workspace folder is a root (its .team/): the sidecar takes roots at initialize only
+    vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
+  );
+  return { sidecar, cache, marks, notifier, tree, view, messages, teams, maintenance, activatedAt };
 }
 
 export function deactivate(): Thenable<void> | undefined {
   return current?.stop(); // let the sidecar shut down cleanly before the host exits
 }
-
-let current: Sidecar | undefined;

@@ -1,86 +1,170 @@
-// The "Team Inbox" sidebar tree: teams -> member inboxes -> messages.
+// The "Team Inbox" sidebar tree: teams -> member inboxes -> messages, drawn from the cache.
+// A didChange redraws its inbox node (and its team node when the team's counts moved), never the
+// whole tree: one onDidChangeTreeData per change, since VS Code holds back any refresh that
+// follows another within 200 ms.
 import * as vscode from 'vscode';
-import type { InboxStore } from './store';
-import {
-  InboxNode, MessageNode, Node, Row, TeamNode, inboxKey, memberRow, messageKey, messageRow,
-  sortMembers, sortTeams, teamKey, teamRow,
-} from './treeModel';
-import { errorText } from './format';
+import type { CacheChange, MessageCache } from './messageCache';
+import type { SidecarPort } from './sidecarPort';
+import type { Member, Message, Team } from './protocol';
+import { InboxNode, MessageNode, TeamNode, TreeNode, inboxNodeId, messageNodeId, teamNodeId } from './treeNodes';
+import { Row, memberRow, messageRow, sortMembers, sortTeams, teamRow } from './treeRows';
+import { errorText } from './render';
 
 export const VIEW_ID = 'teamInbox.inbox';
 const ITEM_SCHEME = 'teaminbox-item';
+const ROOT = '';
 
-export class InboxTreeProvider implements vscode.TreeDataProvider<Node>, vscode.FileDecorationProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<Node | undefined | void>();
+export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
+  /** One node object per id, for as long as the row exists. */
+  private readonly nodes = new Map<string, TreeNode>();
+  private readonly children = new Map<string, string[]>();
+  private readonly parents = new Map<string, string>();
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
-  private readonly decoEmitter = new vscode.EventEmitter<vscode.Uri | vscode.Uri[] | undefined>();
-  readonly onDidChangeFileDecorations = this.decoEmitter.event;
-  private pending: NodeJS.Timeout | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  /** The last load error, shown as the tree's message. */
-  loadError: string | undefined;
+  /** Redraws requested, by kind, and the last node ids ('' the root): tests check that a didChange
+   * redraws one inbox (or its team), never the whole tree. */
+  readonly refreshes = { root: 0, team: 0, inbox: 0 };
+  readonly redrawn: string[] = [];
+  private view: vscode.TreeView<TreeNode> | undefined;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly store: InboxStore) {
-    this.disposables.push(store.onDidChange(() => this.refreshSoon()));
+  constructor(private readonly cache: MessageCache, private readonly sidecar: SidecarPort) {
+    this.subscriptions = [
+      cache.onDidChange(c => this.redraw(c)),
+      sidecar.onDidChangeState(s => { if (s === 'failed') this.redraw({ kind: 'teams' }); }),
+    ];
   }
 
-  /** Coalesces bursts of file events into one redraw. */
-  refreshSoon(delay = 50): void {
-    if (this.pending) clearTimeout(this.pending);
-    this.pending = setTimeout(() => { this.pending = undefined; this.emitter.fire(); this.decoEmitter.fire(undefined); }, delay);
+  attach(view: vscode.TreeView<TreeNode>): void { this.view = view; }
+
+  private redraw(c: CacheChange): void {
+    if (c.kind === 'teams') {
+      this.refreshes.root++;
+      this.note(ROOT);
+      this.emitter.fire(undefined);
+      return;
+    }
+    // the team row holds the unread count: redrawing it redraws its inboxes too
+    const node = (c.teamRow && this.nodes.get(teamNodeId(c.team))) || this.nodes.get(inboxNodeId(c.team, c.inbox));
+    if (!node) return; // never drawn: VS Code asks when it is
+    this.refreshes[node.kind === 'team' ? 'team' : 'inbox']++;
+    this.note(node.id);
+    this.emitter.fire(node);
   }
 
-  getTreeItem(node: Node): vscode.TreeItem {
+  private note(id: string): void {
+    this.redrawn.push(id);
+    if (this.redrawn.length > 200) this.redrawn.splice(0, 100);
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    this.refreshData(node);
+    const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
     switch (node.kind) {
-      case 'team': return toItem(node, teamRow(node.team), vscode.TreeItemCollapsibleState.Expanded);
+      case 'team': return toItem(node, teamRow(node.team), Expanded);
       case 'inbox': {
-        const row = memberRow(node.team, node.member);
-        const state = node.member.owned || node.member.unread ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
-        return toItem(node, row, node.member.total || node.member.owned ? state : vscode.TreeItemCollapsibleState.Collapsed);
+        const m = node.member;
+        return toItem(node, memberRow(node.team, m), m.owned || m.unread ? Expanded : Collapsed);
       }
       case 'message': {
-        const item = toItem(node, messageRow(node.message), vscode.TreeItemCollapsibleState.None);
+        const item = toItem(node, messageRow(node.message, node.member.consumed && !node.member.owned), None);
         item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
         return item;
       }
     }
   }
 
-  async getChildren(node?: Node): Promise<Node[]> {
+  /** Nodes keep their identity; their data comes from the cache each time they are drawn. */
+  private refreshData(node: TreeNode): void {
+    const team = this.cache.team(node.teamId);
+    if (!team) return;
+    node.team = team;
+    if (node.kind === 'team') return;
+    const member = team.members.find(m => m.inbox === node.inbox);
+    if (!member) return;
+    node.member = member;
+    if (node.kind === 'message') node.message = this.cache.message(team.id, member.inbox, node.message.id) ?? node.message;
+  }
+
+  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
     try {
       if (!node) {
-        const teams = await this.store.getTeams();
-        this.loadError = undefined;
-        if (this.view) this.view.message = undefined;
-        return sortTeams(teams).map((team): TeamNode => ({ kind: 'team', key: teamKey(team), team }));
+        if (this.sidecar.state === 'failed') {
+          this.setMessage('The Team Inbox sidecar is not running: run "Team Inbox: Show Log" for why, then "Refresh".');
+          return this.adopt(ROOT, []);
+        }
+        const teams = await this.cache.loadTeams();
+        this.setMessage(undefined);
+        return this.adopt(ROOT, sortTeams([...teams]).map(t => this.teamNode(t)));
       }
       if (node.kind === 'team') {
-        const team = this.store.team(node.team.id) ?? node.team;
-        return sortMembers(team.members).map((member): InboxNode => ({ kind: 'inbox', key: inboxKey(team.id, member.inbox), team, member }));
+        const team = this.cache.team(node.teamId) ?? node.team;
+        return this.adopt(node.id, sortMembers(team.members).map(m => this.inboxNode(team, m)));
       }
       if (node.kind === 'inbox') {
-        const msgs = await this.store.getMessages(node.team.id, node.member.inbox);
-        return msgs.map((message): MessageNode => ({
-          kind: 'message', key: messageKey(node.team.id, node.member.inbox, message.id), team: node.team, member: node.member, message,
-        }));
+        const page = await this.cache.loadPage(node.teamId, node.inbox);
+        return this.adopt(node.id, page.map(m => this.messageNode(node.team, node.member, m)));
       }
     } catch (e) {
-      this.loadError = errorText(e).text;
-      void this.emitError();
+      this.setMessage(`Cannot read the inboxes: ${errorText(e).text}`);
     }
     return [];
   }
 
-  private view: vscode.TreeView<Node> | undefined;
-  attach(view: vscode.TreeView<Node>): void { this.view = view; }
-  private async emitError(): Promise<void> {
-    if (this.view) this.view.message = this.loadError ? `Cannot read the inboxes: ${this.loadError}` : undefined;
+  getParent(node: TreeNode): TreeNode | undefined {
+    const parent = this.parents.get(node.id);
+    return parent ? this.nodes.get(parent) : undefined;
   }
 
-  getParent(node: Node): Node | undefined {
-    if (node.kind === 'team') return undefined;
-    if (node.kind === 'inbox') return { kind: 'team', key: teamKey(node.team), team: node.team };
-    return { kind: 'inbox', key: inboxKey(node.team.id, node.member.inbox), team: node.team, member: node.member };
+  /** The node drawn with this id (`inboxNodeId(...)` etc.), if any: for tests. */
+  find(id: string): TreeNode | undefined { return this.nodes.get(id); }
+
+  private teamNode(team: Team): TeamNode {
+    const id = teamNodeId(team.id);
+    const n = this.nodes.get(id);
+    if (n instanceof TeamNode) { n.team = team; return n; }
+    const made = new TeamNode(id, team);
+    this.nodes.set(id, made);
+    return made;
+  }
+
+  private inboxNode(team: Team, member: Member): InboxNode {
+    const id = inboxNodeId(team.id, member.inbox);
+    const n = this.nodes.get(id);
+    if (n instanceof InboxNode) { n.team = team; n.member = member; return n; }
+    const made = new InboxNode(id, team, member);
+    this.nodes.set(id, made);
+    return made;
+  }
+
+  private messageNode(team: Team, member: Member, message: Message): MessageNode {
+    const id = messageNodeId(team.id, member.inbox, message.id);
+    const n = this.nodes.get(id);
+    if (n instanceof MessageNode) { n.team = team; n.member = member; n.message = message; return n; }
+    const made = new MessageNode(id, team, member, message);
+    this.nodes.set(id, made);
+    return made;
+  }
+
+  /** Records a parent's children and forgets the nodes of rows that are gone. */
+  private adopt<T extends TreeNode>(parent: string, kids: T[]): T[] {
+    const ids = kids.map(k => k.id);
+    const keep = new Set(ids);
+    for (const old of this.children.get(parent) ?? []) if (!keep.has(old)) this.forget(old);
+    this.children.set(parent, ids);
+    for (const id of ids) this.parents.set(id, parent);
+    return kids;
+  }
+
+  private forget(id: string): void {
+    for (const kid of this.children.get(id) ?? []) this.forget(kid);
+    this.children.delete(id);
+    this.parents.delete(id);
+    this.nodes.delete(id);
+  }
+
+  private setMessage(text: string | undefined): void {
+    if (this.view && this.view.message !== text) this.view.message = text;
   }
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
@@ -91,35 +175,32 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<Node>, vscode.
   }
 
   dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
+    this.subscriptions.forEach(s => s.dispose());
     this.emitter.dispose();
-    this.decoEmitter.dispose();
-    this.disposables.forEach(d => d.dispose());
   }
 }
 
-function toItem(node: Node, row: Row, state: vscode.TreeItemCollapsibleState): vscode.TreeItem {
+function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState): vscode.TreeItem {
   const item = new vscode.TreeItem(row.label, row.collapsible ? state : vscode.TreeItemCollapsibleState.None);
-  item.id = node.key;
+  item.id = node.id;
   item.description = row.description;
   item.tooltip = row.tooltip;
   item.contextValue = row.contextValue;
   item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
+  // the state is in the URI, so a changed row gets its new decoration without an event
   if (row.state && row.state !== 'read') {
-    item.resourceUri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: '/' + encodeURIComponent(node.key), query: row.state });
+    item.resourceUri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: '/' + encodeURIComponent(node.id), query: row.state });
   }
   return item;
 }
 
-export function createInboxView(store: InboxStore): { provider: InboxTreeProvider; view: vscode.TreeView<Node>; disposables: vscode.Disposable[] } {
-  const provider = new InboxTreeProvider(store);
+export function createInboxView(cache: MessageCache, sidecar: SidecarPort): { provider: InboxTreeProvider; view: vscode.TreeView<TreeNode>; disposables: vscode.Disposable[] } {
+  const provider = new InboxTreeProvider(cache, sidecar);
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true });
   provider.attach(view);
   const setBadge = (n: number) => { view.badge = n > 0 ? { value: n, tooltip: `${n} unread message${n === 1 ? '' : 's'}` } : undefined; };
-  const disposables: vscode.Disposable[] = [
+  return {
     provider, view,
-    vscode.window.registerFileDecorationProvider(provider),
-    store.onDidChangeUnread(setBadge),
-  ];
-  return { provider, view, disposables };
+    disposables: [provider, view, vscode.window.registerFileDecorationProvider(provider), cache.onDidChangeUnread(setBadge)],
+  };
 }

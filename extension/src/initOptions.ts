@@ -1,7 +1,6 @@
-// Settings -> the sidecar's initializationOptions (pure).
+// Settings and workspace folders -> the sidecar's initializationOptions (pure).
 import type { InitializationOptions } from './protocol';
-
-export type NotifyLevel = 'off' | 'replies' | 'messages' | 'all';
+import { NotifyLevel, sidecarNotifyMode } from './notifyPolicy';
 
 export interface Settings {
   python: string;
@@ -20,17 +19,21 @@ export const DEFAULT_SETTINGS: Settings = {
   notifications: 'replies', mutedTeams: [], historyDays: 90, historyPath: '',
 };
 
-export function toInitOptions(s: Settings): InitializationOptions {
-  const identity: InitializationOptions['identity'] = {};
+/**
+ * Every workspace folder is a root too: the sidecar finds a folder's own team there (the file
+ * bus keeps one in `<folder>/.team/`).
+ */
+export function toInitOptions(s: Settings, workspaceFolders: readonly string[] = []): InitializationOptions {
+  const identity: { claude?: string; pseudoclaude?: string } = {};
   if (s.identity.trim()) identity.claude = s.identity.trim();
   if (s.pseudoclaudeIdentity.trim()) identity.pseudoclaude = s.pseudoclaudeIdentity.trim();
+  const roots = [...s.roots.map(r => r.trim()), ...workspaceFolders].filter(Boolean);
   const opts: InitializationOptions = {
-    roots: s.roots.map(r => r.trim()).filter(Boolean),
+    roots: [...new Set(roots)],
     defaultRoots: s.defaultRoots,
     identity,
     historyDays: Math.max(0, Math.floor(s.historyDays)),
-    // "off" still needs a level on the wire; the extension then shows nothing
-    notify: s.notifications === 'off' ? 'replies' : s.notifications,
+    notify: sidecarNotifyMode(s.notifications),
   };
   if (s.historyPath.trim()) opts.historyPath = s.historyPath.trim();
   return opts;

@@ -1,8 +1,8 @@
 // Shows one message in full: a read-only virtual markdown document, opened in the markdown preview.
 import * as vscode from 'vscode';
-import type { InboxStore } from './store';
+import type { MessageCache } from './messageCache';
 import type { Message } from './protocol';
-import { messagePreview, renderMessageMarkdown } from './format';
+import { messagePreview, renderMessageMarkdown } from './render';
 
 export const MESSAGE_SCHEME = 'teaminbox-msg';
 
@@ -22,13 +22,13 @@ export function parseMessageUri(uri: vscode.Uri): { team: string; inbox: string;
 export class MessageContentProvider implements vscode.TextDocumentContentProvider {
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.emitter.event;
-  constructor(private readonly store: InboxStore) {}
+  constructor(private readonly cache: MessageCache) {}
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const key = parseMessageUri(uri);
-    const msg = key && this.store.message(key.team, key.inbox, key.id);
+    const msg = key && this.cache.message(key.team, key.inbox, key.id);
     if (!msg) return '# Message not found\n\nIt may have been removed; refresh the Team Inbox view.\n';
-    return renderMessageMarkdown(msg, this.store.team(msg.team)?.name);
+    return renderMessageMarkdown(msg, this.cache.team(msg.team)?.name);
   }
 
   update(uri: vscode.Uri): void { this.emitter.fire(uri); }

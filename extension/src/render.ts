@@ -1,5 +1,6 @@
-// Pure text formatting (no vscode import, unit-tested with node --test).
-import type { Message, ProtocolError, SendResult } from './protocol';
+// How messages, send results and errors read as text (no vscode import; unit-tested).
+import type { Message, Problem, SendResult } from './protocol';
+import { isFrame } from './notifyPolicy';
 
 const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
 
@@ -28,10 +29,6 @@ export function frameFields(msg: Pick<Message, 'structured' | 'payload'>): Recor
   const p = (s as Record<string, unknown>).payload;
   if (p && typeof p === 'object' && !Array.isArray(p)) return { ...(s as Record<string, unknown>), ...(p as Record<string, unknown>) };
   return s as Record<string, unknown>;
-}
-
-export function isFrame(msg: Pick<Message, 'structured'>): boolean {
-  return !!msg.structured && typeof msg.structured === 'object';
 }
 
 function str(v: unknown): string | undefined {
@@ -111,10 +108,9 @@ export function burstText(msgs: Message[]): string {
   return `${msgs.length} new messages from ${listNames(msgs.map(m => m.from))}`;
 }
 
-function errorOf(e: SendResult['error']): string {
-  if (!e) return 'failed';
-  if (typeof e === 'string') return e;
-  return e.code ? `${e.code}: ${e.message}` : e.message;
+function errorOf(r: SendResult): string {
+  if (!r.error) return r.code ?? 'failed';
+  return r.code ? `${r.code}: ${r.error}` : r.error;
 }
 
 /** Summary of a send/broadcast; `ok` is false when any recipient failed. */
@@ -125,7 +121,7 @@ export function describeSendResults(results: SendResult[], broadcast: boolean): 
   if (bad.length === 0) {
     return { ok: true, text: broadcast ? `Broadcast delivered to ${good.length} member${good.length === 1 ? '' : 's'}: ${good.join(', ')}` : `Sent to ${good.join(', ')}` };
   }
-  const failed = bad.map(r => `${r.recipient} (${errorOf(r.error)})`).join(', ');
+  const failed = bad.map(r => `${r.recipient} (${errorOf(r)})`).join(', ');
   if (good.length === 0) return { ok: false, text: `Not delivered to ${failed}` };
   return { ok: false, text: `Broadcast reached only ${good.join(', ')}; not delivered to ${failed}` };
 }
@@ -152,7 +148,7 @@ const ERROR_HINTS: Record<string, string> = {
   invalid_params: 'malformed request',
 };
 
-export function protocolErrorText(e: ProtocolError | null | undefined): string {
+export function problemText(e: Problem | null | undefined): string {
   if (!e) return '';
   return e.path ? `${e.message} (${e.path})` : e.message;
 }

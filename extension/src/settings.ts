@@ -1,6 +1,7 @@
 // Reads the teamInbox.* settings.
 import * as vscode from 'vscode';
-import { DEFAULT_SETTINGS, NotifyLevel, RESTART_KEYS, Settings } from './initOptions';
+import { DEFAULT_SETTINGS, RESTART_KEYS, Settings } from './initOptions';
+import type { NotifyLevel } from './notifyPolicy';
 
 export const SECTION = 'teamInbox';
 
@@ -27,4 +28,9 @@ export function needsRestart(e: vscode.ConfigurationChangeEvent): boolean {
 
 export function openPythonSetting(): Thenable<unknown> {
   return vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.python`);
+}
+
+/** Local workspace folders (the sidecar reads files, so only file: URIs). */
+export function workspaceFolderPaths(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter(f => f.uri.scheme === 'file').map(f => f.uri.fsPath);
 }

@@ -1,22 +1,25 @@
 // Status bar envelope with the unread count; clicking focuses the inbox view.
 import * as vscode from 'vscode';
-import type { SidecarState } from './client';
+import type { MessageCache } from './messageCache';
+import type { SidecarPort, SidecarState } from './sidecarPort';
 import { VIEW_ID } from './inboxTree';
 
 export class UnreadStatus implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private count = 0;
   private state: SidecarState = 'stopped';
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor() {
+  constructor(cache: MessageCache, sidecar: SidecarPort) {
     this.item = vscode.window.createStatusBarItem('teamInbox.unread', vscode.StatusBarAlignment.Left, 50);
     this.item.name = 'Team Inbox';
+    this.subscriptions = [
+      cache.onDidChangeUnread(n => { this.count = n; this.render(); }),
+      sidecar.onDidChangeState(s => { this.state = s; this.render(); }),
+    ];
     this.render();
     this.item.show();
   }
-
-  setCount(n: number): void { this.count = n; this.render(); }
-  setState(s: SidecarState): void { this.state = s; this.render(); }
 
   private render(): void {
     const failed = this.state === 'failed';
@@ -28,5 +31,8 @@ export class UnreadStatus implements vscode.Disposable {
     this.item.backgroundColor = failed ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
   }
 
-  dispose(): void { this.item.dispose(); }
+  dispose(): void {
+    this.subscriptions.forEach(s => s.dispose());
+    this.item.dispose();
+  }
 }

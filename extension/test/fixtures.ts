@@ -1,4 +1,4 @@
-import type { Member, Message, Team } from '../src/protocol';
+import type { Member, Message, SendResult, Team } from '../src/protocol';
 
 export function msg(over: Partial<Message> = {}): Message {
   return {
@@ -10,19 +10,27 @@ export function msg(over: Partial<Message> = {}): Message {
 }
 
 export function member(over: Partial<Member> = {}): Member {
-  return { name: 'researcher', agentId: 'researcher@alpha', inbox: 'researcher', agentType: 'general-purpose', color: 'blue',
-    isActive: true, lead: false, total: 2, unread: 1, owned: false, phantom: false, ...over };
+  return {
+    name: 'researcher', agentId: 'researcher@alpha', inbox: 'researcher', agentType: 'general-purpose', color: 'blue',
+    isActive: true, lead: false, total: 2, unread: 1, owned: false, phantom: false, left: false, consumed: true,
+    model: null, cwd: null, branch: null, error: null, ...over,
+  };
 }
 
 export function team(over: Partial<Team> = {}): Team {
   return {
     id: 'claude:alpha', format: 'claude', name: 'alpha', dir: '/h/.claude/teams/alpha', root: '/h/.claude/teams',
-    description: 'Alpha team', lead: 'team-lead', identity: 'user', ownInbox: 'user',
+    description: 'Alpha team', lead: 'team-lead', identity: 'user', ownInbox: 'user', error: null,
+    ended: false, label: null, project: null, createdAt: null, leadAlive: null,
     members: [
       member({ name: 'team-lead', agentId: 'team-lead@alpha', inbox: 'team-lead', lead: true, color: null, unread: 0, total: 1 }),
       member(),
-      member({ name: 'user', agentId: 'user', inbox: 'user', owned: true, unread: 2, total: 3, color: null }),
+      member({ name: 'user', agentId: null, inbox: 'user', owned: true, consumed: false, unread: 2, total: 3, color: null }),
     ],
     ...over,
   };
+}
+
+export function sent(over: Partial<SendResult> = {}): SendResult {
+  return { recipient: 'researcher', ok: true, messageId: null, inbox: 'researcher', error: null, code: null, ...over };
 }

@@ -23,6 +23,21 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
+/** Every "Team Inbox" log file this code-server wrote (one per extension host). */
+function teamInboxLogs() {
+  const out = [];
+  const walk = d => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p); else if (e.name.endsWith('Team Inbox.log')) out.push(p);
+    }
+  };
+  walk(path.join(HOME_DIR, '.code-server', 'user', 'logs'));
+  return out;
+}
+const logMarks = () => new Map(teamInboxLogs().map(f => [f, fs.statSync(f).size]));
+const logSince = marks => teamInboxLogs().map(f => fs.readFileSync(f).subarray(marks.get(f) ?? 0).toString()).join('\n');
+
 async function poll(what, fn, timeout = 15000) {
   const end = Date.now() + timeout;
   let last;
@@ -101,6 +116,7 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     await center.locator('.notification-list-item-message', { hasText: 'Sent to researcher' }).first().waitFor({ timeout: 15000 });
 
     // a teammate answers from outside VS Code: the notification, tree and badge follow
+    const marks = logMarks();
     appendClaude(path.join(ALPHA, 'user.json'), [{ from: 'researcher', text: 'Rerun done: all 48 tests pass.', summary: 'Tests pass',
       timestamp: new Date().toISOString(), color: 'blue', read: false }]);
     await center.locator('.notification-list-item-message', { hasText: 'researcher: Tests pass' }).first().waitFor({ timeout: 20000 });
@@ -109,6 +125,12 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     await poll('badge 4', async () => (await badge.innerText()).trim() === '4');
     await poll('new row', async () => (await texts()).some(t => /^researcher Tests pass · just now/.test(t)));
     await poll('user inbox count', async () => (await texts()).some(t => /^user 3 unread · you/.test(t)));
+    // the row came from the didChange itself: the extension fetched nothing for it
+    await poll('the didChange in the log', () => /didChange claude:alpha\/user \+1 /.test(logSince(marks)));
+    await page.waitForTimeout(500);
+    const logged = logSince(marks);
+    console.log('# log since the write:\n#   ' + logged.trim().split('\n').join('\n#   '));
+    assert.doesNotMatch(logged, /fetch (messages claude:alpha\/user|teams)/, 'no refetch after the didChange');
 
     // opening a message shows it and marks it read in the person's own inbox
     await rows.filter({ hasText: 'Bug found' }).first().click();
@@ -153,7 +175,7 @@ test('extension host API tests (suite.js)', { timeout: 240000 }, async t => {
   fs.writeFileSync(path.join(ARTIFACTS, 'exthost.log'), logs.join('\n'));
   // one node:test subtest per extension-host test, so the runner's counts include them
   for (const l of logs) {
-    const m = /^(not )?ok - ([^:\n]+)(?::\s*([\s\S]*))?$/.exec(l);
+    const m = /^(not )?ok - (.+?)(?: :: ([\s\S]*))?$/.exec(l);
     if (m) await t.test(m[2].trim(), () => { if (m[1]) throw new Error(m[3] || 'failed'); });
   }
   assert.equal(code, 0, 'extension tests exit code; logs:\n' + logs.join('\n'));

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import {
   burstText, describeSendResults, errorText, firstLine, frameLabel, messagePreview, notificationText, relativeTime,
   renderMessageMarkdown, listNames,
-} from '../src/format';
-import { msg } from './fixtures';
+} from '../src/render';
+import { msg, sent } from './fixtures';
 
 const NOW = Date.parse('2026-02-09T18:00:00Z');
 
@@ -67,15 +67,16 @@ test('burstText groups a burst by sender', () => {
 });
 
 test('describeSendResults: full, partial and failed broadcasts', () => {
-  assert.deepEqual(describeSendResults([{ recipient: 'researcher', ok: true }], false), { ok: true, text: 'Sent to researcher' });
-  assert.deepEqual(describeSendResults([{ recipient: 'a', ok: true }, { recipient: 'b', ok: true }], true),
+  assert.deepEqual(describeSendResults([sent()], false), { ok: true, text: 'Sent to researcher' });
+  assert.deepEqual(describeSendResults([sent({ recipient: 'a' }), sent({ recipient: 'b' })], true),
     { ok: true, text: 'Broadcast delivered to 2 members: a, b' });
   const partial = describeSendResults([
-    { recipient: 'a', ok: true }, { recipient: 'b', ok: false, error: { code: 'lock_timeout', message: 'lock busy' } },
+    sent({ recipient: 'a' }), sent({ recipient: 'b', ok: false, code: 'lock_timeout', error: 'lock busy' }),
   ], true);
   assert.equal(partial.ok, false);
   assert.equal(partial.text, 'Broadcast reached only a; not delivered to b (lock_timeout: lock busy)');
-  assert.equal(describeSendResults([{ recipient: 'b', ok: false, error: 'boom' }], false).text, 'Not delivered to b (boom)');
+  assert.equal(describeSendResults([sent({ recipient: 'b', ok: false, error: 'boom' })], false).text, 'Not delivered to b (boom)');
+  assert.equal(describeSendResults([sent({ recipient: 'b', ok: false, code: 'lock_timeout' })], false).text, 'Not delivered to b (lock_timeout)');
   assert.equal(describeSendResults([], true).ok, false);
 });
 

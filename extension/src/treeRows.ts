@@ -1,11 +1,7 @@
-// Pure tree model: what each row shows (no vscode import; inboxTree.ts maps it to TreeItems).
-import type { DidChangeParams, Member, Message, Team } from './protocol';
-import { frameLabel, isFrame, messagePreview, protocolErrorText, relativeTime, firstLine } from './format';
-
-export interface TeamNode { kind: 'team'; key: string; team: Team }
-export interface InboxNode { kind: 'inbox'; key: string; team: Team; member: Member }
-export interface MessageNode { kind: 'message'; key: string; team: Team; member: Member; message: Message }
-export type Node = TeamNode | InboxNode | MessageNode;
+// What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
+import type { Member, Message, Team } from './protocol';
+import { isFrame } from './notifyPolicy';
+import { firstLine, frameLabel, messagePreview, problemText, relativeTime } from './render';
 
 /** Plain description of a row; `icon` is a codicon id, `color` a theme color id. */
 export interface Row {
@@ -30,10 +26,6 @@ export function memberThemeColor(color: string | null | undefined): string | und
   return color ? MEMBER_COLORS[color.toLowerCase()] : undefined;
 }
 
-export function teamKey(team: Team): string { return `team:${team.id}`; }
-export function inboxKey(team: string, inbox: string): string { return `inbox:${team}/${inbox}`; }
-export function messageKey(team: string, inbox: string, id: string): string { return `msg:${team}/${inbox}/${id}`; }
-
 export function sortTeams(teams: Team[]): Team[] {
   return [...teams].sort((a, b) => a.name.localeCompare(b.name) || a.format.localeCompare(b.format));
 }
@@ -53,10 +45,16 @@ export function totalUnread(teams: Team[]): number {
   return teams.reduce((n, t) => n + teamUnread(t), 0);
 }
 
+const FORMAT_NAMES: Record<string, string> = { claude: 'Claude', pseudoclaude: 'PseudoClaude', filebus: 'File bus' };
+
+export function formatName(format: string): string { return FORMAT_NAMES[format] ?? format; }
+
 export function teamRow(team: Team): Row {
   const unread = teamUnread(team);
-  const parts = [team.format === 'pseudoclaude' ? 'PseudoClaude' : team.format === 'claude' ? 'Claude' : team.format];
+  const parts = [formatName(team.format)];
   if (unread) parts.push(`${unread} unread`);
+  if (team.ended) parts.push('ended');
+  if (team.label) parts.push(team.label);
   if (team.error) parts.push(`error: ${firstLine(team.error.message, 60)}`);
   const tip = [
     `${team.name} (${team.id})`,
@@ -64,15 +62,16 @@ export function teamRow(team: Team): Row {
     `Folder: ${team.dir}`,
     team.lead ? `Lead: ${team.lead}` : '',
     `You send as: ${team.identity}`,
-    team.error ? `Error (${team.error.code}): ${protocolErrorText(team.error)}` : '',
+    team.ended ? 'Ended: the team folder is gone; its messages come from the history.' : '',
+    team.error ? `Error (${team.error.code}): ${problemText(team.error)}` : '',
   ].filter(Boolean).join('\n');
   return {
     label: team.name,
     description: parts.join(' · '),
     tooltip: tip,
-    icon: team.error ? 'error' : 'organization',
-    color: team.error ? 'errorForeground' : undefined,
-    contextValue: `team${team.error ? '.error' : ''}`,
+    icon: team.error ? 'error' : team.ended ? 'archive' : 'organization',
+    color: team.error ? 'errorForeground' : team.ended ? 'disabledForeground' : undefined,
+    contextValue: `team${team.error ? '.error' : ''}${team.ended ? '.ended' : ''}`,
     collapsible: true,
   };
 }
@@ -82,6 +81,7 @@ export function memberRow(team: Team, m: Member): Row {
   if (m.owned) marks.push('you');
   if (m.lead) marks.push('lead');
   if (m.phantom) marks.push('phantom');
+  if (m.left) marks.push('left');
   if (m.isActive === false) marks.push('inactive');
   const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total} message${m.total === 1 ? '' : 's'}` : 'empty';
   const desc = [counts, ...marks];
@@ -89,10 +89,11 @@ export function memberRow(team: Team, m: Member): Row {
   const tip = [
     m.name + (m.agentType ? ` (${m.agentType})` : ''),
     m.agentId && m.agentId !== m.name ? `Agent id: ${m.agentId}` : '',
-    `Inbox: ${m.inbox}.json — ${m.total} message${m.total === 1 ? '' : 's'}, ${m.unread} unread`,
+    `Inbox ${m.inbox}: ${m.total} message${m.total === 1 ? '' : 's'}, ${m.unread} unread`,
     m.owned ? 'Your own inbox: opening a message marks it read.' : 'Opening a message only marks it seen for you; the file is not touched.',
+    m.consumed && !m.owned ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, and the agent never gets them.' : '',
     m.phantom ? 'Phantom inbox: no member of this name in config.json, nobody reads it.' : '',
-    m.error ? `Error (${m.error.code}): ${protocolErrorText(m.error)}` : '',
+    m.error ? `Error (${m.error.code}): ${problemText(m.error)}` : '',
   ].filter(Boolean).join('\n');
   const icon = m.error ? 'warning' : m.phantom ? 'question' : m.owned ? 'inbox' : m.lead ? 'star-full' : 'person';
   return {
@@ -101,7 +102,7 @@ export function memberRow(team: Team, m: Member): Row {
     tooltip: tip,
     icon,
     color: m.error ? 'problemsWarningIcon.foreground' : memberThemeColor(m.color),
-    contextValue: `inbox${m.owned ? '.owned' : ''}${m.unread ? '.unread' : ''}`,
+    contextValue: `inbox${m.owned ? '.owned' : ''}${m.unread ? '.unread' : ''}${m.consumed && !m.owned ? '.consumed' : ''}`,
     collapsible: true,
   };
 }
@@ -115,7 +116,8 @@ const FRAME_ICONS: Array<[RegExp, string]> = [
   [/terminated/, 'close'],
 ];
 
-export function messageRow(msg: Message, now: number = Date.now()): Row {
+/** `consumed`: an agent reads the inbox, so an unread entry is still undelivered. */
+export function messageRow(msg: Message, consumed = false, now: number = Date.now()): Row {
   const frame = frameLabel(msg);
   const unread = !msg.seen && !msg.archived;
   const preview = messagePreview(msg, 70);
@@ -134,28 +136,8 @@ export function messageRow(msg: Message, now: number = Date.now()): Row {
     tooltip: `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody}`,
     icon,
     color: msg.archived ? 'disabledForeground' : unread ? 'notificationsInfoIcon.foreground' : isFrame(msg) ? 'descriptionForeground' : memberThemeColor(msg.color),
-    contextValue: `message${unread ? '.unread' : ''}${msg.archived ? '.archived' : ''}`,
+    contextValue: `message${unread ? '.unread' : ''}${msg.archived ? '.archived' : ''}${consumed && !msg.read && !msg.archived ? '.undelivered' : ''}`,
     collapsible: false,
     state,
   };
-}
-
-/** Apply a didChange to the cached team list; returns false when the inbox is unknown (re-fetch teams). */
-export function applyDidChange(teams: Team[], p: DidChangeParams): boolean {
-  const team = teams.find(t => t.id === p.team);
-  const member = team?.members.find(m => m.inbox === p.inbox);
-  if (!member) return false;
-  member.total = p.total;
-  member.unread = p.unread;
-  return true;
-}
-
-export function findTeam(teams: Team[], idOrName: string): Team | undefined {
-  return teams.find(t => t.id === idOrName) ?? teams.find(t => t.name === idOrName);
-}
-
-export function isMuted(teams: Team[], teamId: string, muted: string[]): boolean {
-  if (muted.length === 0) return false;
-  const t = teams.find(x => x.id === teamId);
-  return muted.includes(teamId) || (!!t && muted.includes(t.name));
 }

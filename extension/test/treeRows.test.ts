@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDidChange, isMuted, memberRow, messageRow, sortMembers, sortTeams, teamRow, totalUnread, findTeam, memberThemeColor } from '../src/treeModel';
+import { memberRow, messageRow, sortMembers, sortTeams, teamRow, totalUnread, memberThemeColor } from '../src/treeRows';
+import { findTeam } from '../src/messageCache';
+import { isMuted } from '../src/notifyPolicy';
 import { toInitOptions, DEFAULT_SETTINGS } from '../src/initOptions';
 import { isSupported, parsePythonVersion } from '../src/pythonVersion';
 import { member, msg, team } from './fixtures';
@@ -12,11 +14,16 @@ test('team row: format tag, unread, error', () => {
   assert.equal(r.label, 'alpha');
   assert.equal(r.description, 'Claude · 2 unread');
   assert.equal(r.icon, 'organization');
-  const bad = teamRow(team({ format: 'pseudoclaude', error: { code: 'corrupt_config', message: 'config.json: bad JSON' } }));
+  const bad = teamRow(team({ format: 'pseudoclaude', error: { code: 'corrupt_config', message: 'config.json: bad JSON', path: null } }));
   assert.equal(bad.icon, 'error');
   assert.match(bad.description, /^PseudoClaude · 2 unread · error: config\.json: bad JSON$/);
   assert.match(bad.tooltip, /corrupt_config/);
   assert.equal(bad.contextValue, 'team.error');
+  const ended = teamRow(team({ ended: true, label: 'repo · Feb 9' }));
+  assert.equal(ended.description, 'Claude · 2 unread · ended · repo · Feb 9');
+  assert.equal(ended.icon, 'archive');
+  assert.equal(ended.contextValue, 'team.ended');
+  assert.equal(teamRow(team({ format: 'filebus' })).description, 'File bus · 2 unread');
 });
 
 test('members: own inbox first, then lead, phantoms last', () => {
@@ -31,7 +38,10 @@ test('member row: color icon, unread in description, marks', () => {
   assert.equal(r.description, '1 unread');
   assert.equal(r.color, 'terminal.ansiBlue');
   assert.equal(r.icon, 'person');
-  assert.equal(r.contextValue, 'inbox.unread');
+  assert.equal(r.contextValue, 'inbox.unread.consumed'); // an agent reads it: Discard Undelivered… applies
+  assert.match(r.tooltip, /Discard Undelivered/);
+  assert.equal(memberRow(t, member({ consumed: false })).contextValue, 'inbox.unread');
+  assert.equal(memberRow(t, member({ left: true, unread: 0 })).description, '2 messages · left');
   const own = memberRow(t, member({ name: 'user', owned: true, unread: 0, total: 3, color: null }));
   assert.equal(own.description, '3 messages · you');
   assert.equal(own.icon, 'inbox');
@@ -45,39 +55,41 @@ test('member row: color icon, unread in description, marks', () => {
 });
 
 test('message rows: unread distinct, frames named, archived dimmed', () => {
-  const unread = messageRow(msg({ summary: 'Bug found', timestamp: '2026-02-09T17:55:00Z' }), NOW);
+  const unread = messageRow(msg({ summary: 'Bug found', timestamp: '2026-02-09T17:55:00Z' }), false, NOW);
   assert.equal(unread.label, 'researcher');
   assert.equal(unread.description, 'Bug found · 5m ago');
   assert.equal(unread.icon, 'mail');
   assert.equal(unread.state, 'unread');
   assert.equal(unread.contextValue, 'message.unread');
-  const read = messageRow(msg({ seen: true, read: true }), NOW);
+  const read = messageRow(msg({ seen: true, read: true }),false, NOW);
   assert.equal(read.icon, 'mail-read');
   assert.equal(read.state, 'read');
-  const idle = messageRow(msg({ seen: true, type: 'idle_notification', structured: { type: 'idle_notification', idleReason: 'available' } }), NOW);
+  const idle = messageRow(msg({ seen: true, type: 'idle_notification', structured: { type: 'idle_notification', idleReason: 'available' } }),false, NOW);
   assert.equal(idle.icon, 'debug-pause');
   assert.match(idle.description, /^idle · /);
-  const task = messageRow(msg({ type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'S' } }), NOW);
+  const task = messageRow(msg({ type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'S' } }),false, NOW);
   assert.equal(task.icon, 'tasklist');
-  const arch = messageRow(msg({ archived: true, seen: false }), NOW);
+  const arch = messageRow(msg({ archived: true, seen: false }),false, NOW);
   assert.equal(arch.state, 'archived');
   assert.equal(arch.icon, 'archive');
   assert.equal(arch.color, 'disabledForeground');
   assert.match(arch.description, /archived$/);
   assert.equal(arch.contextValue, 'message.archived');
+  // in an inbox an agent consumes, an entry not yet read by it is undelivered
+  assert.equal(messageRow(msg({ seen: true }), true, NOW).contextValue, 'message.undelivered');
+  assert.equal(messageRow(msg({ seen: true, read: true }), true, NOW).contextValue, 'message');
+  assert.equal(messageRow(msg({ archived: true }), true, NOW).contextValue, 'message.archived');
 });
 
-test('unread totals and didChange', () => {
+test('unread totals, team lookup, mutes', () => {
   const teams = [team(), team({ id: 'pseudoclaude:beta', name: 'beta', members: [member({ owned: true, unread: 4, inbox: 'lead-beta' })] })];
   assert.equal(totalUnread(teams), 6);
-  assert.equal(applyDidChange(teams, { team: 'claude:alpha', inbox: 'user', added: [], removed: [], total: 5, unread: 0 }), true);
-  assert.equal(totalUnread(teams), 4);
-  assert.equal(applyDidChange(teams, { team: 'claude:alpha', inbox: 'nobody', added: [], removed: [], total: 1, unread: 1 }), false);
   assert.equal(findTeam(teams, 'beta')?.id, 'pseudoclaude:beta');
   assert.equal(findTeam(teams, 'claude:alpha')?.name, 'alpha');
-  assert.equal(isMuted(teams, 'pseudoclaude:beta', ['beta']), true);
-  assert.equal(isMuted(teams, 'claude:alpha', ['pseudoclaude:beta']), false);
-  assert.equal(isMuted(teams, 'claude:alpha', ['claude:alpha']), true);
+  assert.equal(isMuted(teams[1], 'pseudoclaude:beta', ['beta']), true);
+  assert.equal(isMuted(teams[0], 'claude:alpha', ['pseudoclaude:beta']), false);
+  assert.equal(isMuted(teams[0], 'claude:alpha', ['claude:alpha']), true);
+  assert.equal(isMuted(undefined, 'claude:gone', ['gone']), false);
 });
 
 test('settings to initializationOptions', () => {
@@ -85,6 +97,8 @@ test('settings to initializationOptions', () => {
   const o = toInitOptions({ ...DEFAULT_SETTINGS, roots: [' /x ', ''], identity: 'me', pseudoclaudeIdentity: 'boss', notifications: 'off', historyDays: 7.5, historyPath: '/h.db' });
   assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'replies', historyPath: '/h.db' });
   assert.equal(toInitOptions({ ...DEFAULT_SETTINGS, notifications: 'all' }).notify, 'all');
+  // every workspace folder is a root too, once
+  assert.deepEqual(toInitOptions({ ...DEFAULT_SETTINGS, roots: ['/ws/a', 'claude=/t'] }, ['/ws/a', '/ws/b']).roots, ['/ws/a', 'claude=/t', '/ws/b']);
 });
 
 test('python version parsing', () => {

@@ -1,0 +1,176 @@
+// Message commands: send, broadcast, reply, open, copy, mark read, discard undelivered, search.
+import * as vscode from 'vscode';
+import { Message, Methods, SendParams, SendResults } from '../protocol';
+import { showMessage } from '../messageView';
+import { isFrame } from '../notifyPolicy';
+import { describeSendResults, firstLine } from '../render';
+import type { TreeNode } from '../treeNodes';
+import {
+  BroadcastArg, DiscardArg, MarkAllArg, MarkArg, MessageArg, MessageRef, ReplyArg, SearchArg, SendArg, SendDraft,
+  broadcastDraft, discardTarget, markAllTarget, markTarget, messageRef, replyDraft, searchDraft, sendDraft,
+} from './args';
+import { CommandGroup } from './common';
+import { inputSummary, inputText, ownMessages, pickInbox, pickMessage, pickRecipient, pickTeam } from './pickers';
+
+export class MessageCommands extends CommandGroup {
+  readonly send = this.guard('sendMessage', async (arg?: SendArg) => this.sendDraft(sendDraft(arg)));
+
+  readonly broadcast = this.guard('broadcast', async (arg?: BroadcastArg) => this.sendDraft(broadcastDraft(arg)));
+
+  readonly reply = this.guard('reply', async (arg?: ReplyArg) => {
+    const draft = replyDraft(arg);
+    const msg = draft.message
+      ? await this.resolve(draft.message)
+      : await pickMessage(this.s.cache, 'Reply to', await ownMessages(this.s.cache, this.s.log, m => !isFrame(m)));
+    if (!msg) return undefined;
+    const text = draft.text ?? (await inputText(`Reply to ${msg.from} (re: ${firstLine(msg.summary || msg.text, 50)})`));
+    if (!text) return undefined;
+    const summary = draft.summary ?? (draft.ask ? await inputSummary() : undefined);
+    const r = await this.doSend({ team: msg.team, to: msg.from, text, ...(summary ? { summary } : {}) });
+    if (!msg.seen) await this.s.marks.mark(msg.team, msg.inbox, [msg.id]).catch(e => this.s.log.warn(`marking ${msg.id}: ${e}`));
+    return r;
+  });
+
+  readonly open = this.guard('openMessage', async (arg?: MessageArg) => {
+    const ref = messageRef(arg);
+    const msg = ref && (await this.resolve(ref));
+    if (!msg) return undefined;
+    this.s.cache.remember(msg);
+    const uri = await showMessage(msg, this.s.content);
+    let marked = 0;
+    if (!msg.seen) {
+      try { marked = (await this.s.marks.mark(msg.team, msg.inbox, [msg.id])).marked; } catch (e) { this.s.log.warn(`marking ${msg.id} seen: ${e}`); }
+    }
+    return { uri: uri.toString(), marked };
+  });
+
+  readonly copy = this.guard('copyMessage', async (arg?: MessageArg) => {
+    const ref = messageRef(arg);
+    const msg = ref && (await this.resolve(ref));
+    if (!msg) return undefined;
+    await vscode.env.clipboard.writeText(msg.text);
+    void vscode.window.setStatusBarMessage('Team Inbox: message copied', 2000);
+    return { text: msg.text };
+  });
+
+  /** Own inbox: `read: true` in the file; anyone else's: seen for the person only (markService). */
+  readonly markRead = this.guard('markRead', async (arg?: MarkArg, selected?: readonly TreeNode[]) => {
+    const target = markTarget(arg, selected);
+    if (target.kind === 'inbox') return this.s.marks.mark(target.team, target.inbox, target.ids);
+    let msgs = target.kind === 'messages' ? target.messages : [];
+    if (target.kind === 'pick') {
+      const m = await pickMessage(this.s.cache, 'Mark read', await ownMessages(this.s.cache, this.s.log, x => !x.seen && !x.archived));
+      if (!m) return undefined;
+      msgs = [m];
+    }
+    return this.s.marks.markMessages(msgs);
+  });
+
+  readonly markAllRead = this.guard('markAllRead', async (arg?: MarkAllArg) => {
+    let target = markAllTarget(arg);
+    if (target.kind === 'pick') {
+      const picked = await pickInbox(this.s.cache, 'Mark all read', m => m.unread > 0);
+      if (!picked) return undefined;
+      target = { kind: 'inbox', ...picked };
+    }
+    if (target.kind === 'inbox') return this.s.marks.mark(target.team, target.inbox, 'all');
+    let marked = 0;
+    for (const m of this.s.cache.team(target.team)?.members.filter(x => x.owned) ?? []) {
+      marked += (await this.s.marks.mark(target.team, m.inbox, 'all')).marked;
+    }
+    return { marked };
+  });
+
+  /**
+   * Writes `read: true` into an inbox an agent consumes: the agent never gets those messages.
+   * Only ever after a modal question (or `confirmed: true` from a caller that asked).
+   */
+  readonly discardUndelivered = this.guard('discardUndelivered', async (arg?: DiscardArg, selected?: readonly TreeNode[]) => {
+    let target = discardTarget(arg, selected);
+    if (target.kind === 'pick') {
+      const picked = await pickInbox(this.s.cache, 'Discard undelivered messages', m => !m.owned && m.consumed && m.unread > 0);
+      if (!picked) return undefined;
+      target = { kind: 'inbox', ...picked, ids: 'all', confirmed: false };
+    }
+    const member = this.s.cache.member(target.team, target.inbox);
+    if (!target.confirmed) {
+      const what = target.ids === 'all' ? `all ${member?.unread ?? ''} undelivered messages`.replace('  ', ' ') : `${target.ids.length} undelivered message${target.ids.length === 1 ? '' : 's'}`;
+      const choice = await vscode.window.showWarningMessage(
+        `Discard ${what} to ${member?.name ?? target.inbox}?`,
+        { modal: true, detail: 'They are marked read in the inbox file, so the agent never receives them. This cannot be undone.' },
+        'Discard',
+      );
+      if (choice !== 'Discard') return undefined;
+    }
+    const r = await this.s.marks.discard(target.team, target.inbox, target.ids);
+    this.s.log.info(`discarded ${r.marked} undelivered message(s) in ${target.team}/${target.inbox}`);
+    return r;
+  });
+
+  readonly search = this.guard('search', async (arg?: SearchArg) => {
+    const draft = searchDraft(arg);
+    const query = draft.query ?? (await vscode.window.showInputBox({ title: 'Team Inbox: search messages', prompt: 'Words to find in every inbox and the history', ignoreFocusOut: true }));
+    if (!query?.trim()) return undefined;
+    const r = await this.s.sidecar.request(Methods.search, { query: query.trim(), limit: draft.limit ?? 100, ...(draft.team ? { team: draft.team } : {}) });
+    r.messages.forEach(m => this.s.cache.remember(m));
+    if (draft.query !== undefined) return r;
+    const m = await pickMessage(this.s.cache, `${r.messages.length} result${r.messages.length === 1 ? '' : 's'} for "${query.trim()}"`, r.messages);
+    if (m) await this.open(m);
+    return r;
+  });
+
+  private async sendDraft(d: SendDraft): Promise<SendResults | undefined> {
+    let team = d.team;
+    if (!team) team = (await pickTeam(this.s.cache))?.id;
+    if (!team) return undefined;
+    let to = d.to;
+    if (!to) {
+      const t = this.s.cache.team(team);
+      if (!t) throw new Error(`unknown team ${team}`);
+      to = await pickRecipient(t, true);
+    }
+    if (!to) return undefined;
+    const teamName = this.s.cache.team(team)?.name ?? team;
+    const text = d.text ?? (await inputText(to === '*' ? `Broadcast to everyone in ${teamName}` : `Message to ${to}`));
+    if (!text) return undefined;
+    const summary = d.summary ?? (d.ask ? await inputSummary() : undefined);
+    const params: SendParams = { team, to, text };
+    if (summary !== undefined) params.summary = summary;
+    if (d.extra.type !== undefined) params.type = d.extra.type;
+    if (d.extra.color !== undefined) params.color = d.extra.color;
+    if (d.extra.payload !== undefined) params.payload = d.extra.payload;
+    return this.doSend(params);
+  }
+
+  private async doSend(params: SendParams): Promise<SendResults> {
+    const r = await this.s.sidecar.request(Methods.send, params);
+    const broadcast = params.to === '*' || params.to === 'broadcast';
+    const { ok, text } = describeSendResults(r.results, broadcast);
+    this.s.log.info(`send ${params.team} -> ${params.to}: ${text}`);
+    if (ok) void vscode.window.showInformationMessage(`Team Inbox: ${text}`);
+    else if (r.results.some(x => x.ok)) void vscode.window.showWarningMessage(`Team Inbox: ${text}`);
+    else void vscode.window.showErrorMessage(`Team Inbox: ${text}`);
+    return r;
+  }
+
+  /** The cached message, else its inbox's page (fetched if need be). */
+  private async resolve(ref: MessageRef): Promise<Message | undefined> {
+    return this.s.cache.message(ref.team, ref.inbox, ref.id)
+      ?? (await this.s.cache.loadPage(ref.team, ref.inbox)).find(m => m.id === ref.id);
+  }
+
+  override register(): vscode.Disposable[] {
+    const r = vscode.commands.registerCommand;
+    return [
+      r('teamInbox.sendMessage', this.send),
+      r('teamInbox.broadcast', this.broadcast),
+      r('teamInbox.reply', this.reply),
+      r('teamInbox.openMessage', this.open),
+      r('teamInbox.copyMessage', this.copy),
+      r('teamInbox.markRead', this.markRead),
+      r('teamInbox.markAllRead', this.markAllRead),
+      r('teamInbox.discardUndelivered', this.discardUndelivered),
+      r('teamInbox.search', this.search),
+    ];
+  }
+}

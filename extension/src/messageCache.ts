@@ -1,0 +1,271 @@
+// The extension's copy of the sidecar's teams and of the first page of each inbox it has shown.
+// It subscribes to the sidecar's notifications and applies each didChange to the cached page
+// (no refetch), then says which inbox changed so the tree redraws only that row and its team.
+// No vscode import: unit-tested with a fake sidecar.
+import { Disposable, Emitter } from './events';
+import type { SidecarPort } from './sidecarPort';
+import { DidChangeParams, Member, Message, Methods, Team, UnreadParams } from './protocol';
+
+/** Messages kept per inbox (the first page, newest first). */
+export const PAGE_LIMIT = 200;
+
+/** What changed: the team list, or one inbox (and, when `teamRow`, its team's counts too). */
+export type CacheChange =
+  | { kind: 'teams' }
+  | { kind: 'inbox'; team: string; inbox: string; teamRow: boolean };
+
+export type Delta = Pick<DidChangeParams, 'added' | 'removed' | 'updated'>;
+
+/**
+ * `seen` as the tree shows it: in the person's own inbox a read entry is seen; elsewhere the seen
+ * state only grows (the sidecar's seen set, or our own mark before its answer comes back).
+ */
+export function withSeen(next: Message, prev: Message | undefined, owned: boolean): Message {
+  const seen = owned ? next.read || next.seen : next.seen || !!prev?.seen;
+  return next.seen === seen ? next : { ...next, seen };
+}
+
+/**
+ * Applies one didChange to a page (newest first). Pruned entries stay, as archived (the history
+ * keeps them: a refetch with includeArchived shows the same). Idempotent, so a delta that raced
+ * a page fetch can be applied again to the fetched page.
+ */
+export function applyDelta(page: readonly Message[], d: Delta, owned: boolean, limit = PAGE_LIMIT): Message[] {
+  const index = new Map(page.map((m, i) => [m.id, i]));
+  const out = page.slice();
+  if (d.removed.length) {
+    const removed = new Set(d.removed);
+    out.forEach((m, i) => { if (removed.has(m.id) && !m.archived) out[i] = { ...m, archived: true }; });
+  }
+  for (const u of d.updated) {
+    const i = index.get(u.id);
+    if (i !== undefined) out[i] = withSeen(u, out[i], owned);
+  }
+  const fresh: Message[] = [];
+  for (const a of d.added) {
+    const i = index.get(a.id);
+    if (i !== undefined) out[i] = withSeen(a, out[i], owned);
+    else fresh.push(withSeen(a, undefined, owned));
+  }
+  // `added` is in file order (oldest first); the page is newest first
+  return fresh.reverse().concat(out).slice(0, limit);
+}
+
+export function teamUnread(team: Team): number {
+  return team.members.reduce((n, m) => n + (m.owned ? m.unread : 0), 0);
+}
+
+export function findTeam(teams: readonly Team[], idOrName: string): Team | undefined {
+  return teams.find(t => t.id === idOrName) ?? teams.find(t => t.name === idOrName);
+}
+
+const key = (team: string, inbox: string) => `${team}\u0000${inbox}`;
+const msgKey = (team: string, inbox: string, id: string) => `${team}\u0000${inbox}\u0000${id}`;
+const EXTRA_LIMIT = 500;
+
+interface PageLoad { promise: Promise<Message[]>; deltas: DidChangeParams[] }
+
+export class MessageCache implements Disposable {
+  private teamList: Team[] = [];
+  private teamsLoaded = false;
+  /** The teams request in flight, with the didChanges that crossed it (their counts are newer). */
+  private teamsLoad: { promise: Promise<Team[]>; deltas: DidChangeParams[] } | undefined;
+  private teamsDirty = false;
+  private readonly pages = new Map<string, Message[]>();
+  private readonly pageLoads = new Map<string, PageLoad>();
+  /** Messages met outside the pages (search results, notifications), for openMessage and reply. */
+  private readonly extra = new Map<string, Message>();
+  private unreadTotal: number | undefined;
+  private unreadByTeam: Record<string, number> = {};
+  private generation = 0;
+  private sawRunning = false;
+  private readonly changes = new Emitter<CacheChange>();
+  readonly onDidChange = this.changes.event;
+  private readonly unreadChanges = new Emitter<number>();
+  readonly onDidChangeUnread = this.unreadChanges.event;
+  private readonly subscriptions: Disposable[];
+
+  constructor(private readonly sidecar: SidecarPort, private readonly log: (line: string) => void = () => undefined) {
+    this.subscriptions = [
+      sidecar.onDidChange(p => this.applyDidChange(p)),
+      sidecar.onTeamsChanged(() => { void this.reloadTeams(); }),
+      sidecar.onUnread(p => this.setUnread(p)),
+      sidecar.onDidChangeState(s => {
+        if (s !== 'running') return;
+        if (this.sawRunning) this.reset(); // a new sidecar process: its answers replace ours
+        this.sawRunning = true;
+      }),
+    ];
+  }
+
+  get teams(): readonly Team[] { return this.teamList; }
+  get isLoaded(): boolean { return this.teamsLoaded; }
+
+  /** Unread in the person's own inboxes: the sidecar's figure, else counted from the teams. */
+  get unread(): number { return this.unreadTotal ?? this.teamList.reduce((n, t) => n + teamUnread(t), 0); }
+
+  /** The sidecar's unread count of one team's own inbox (unread and unseen), once it sent one. */
+  unreadOf(team: string): number | undefined { return this.unreadByTeam[team]; }
+
+  team(idOrName: string): Team | undefined { return findTeam(this.teamList, idOrName); }
+
+  member(team: string, inbox: string): Member | undefined {
+    return this.team(team)?.members.find(m => m.inbox === inbox);
+  }
+
+  /** The teams; fetched once, then kept current by the notifications. */
+  loadTeams(force = false): Promise<readonly Team[]> {
+    if (this.teamsLoad) {
+      if (force) this.teamsDirty = true; // asked for news the running request may predate
+      return this.teamsLoad.promise;
+    }
+    if (this.teamsLoaded && !force) return Promise.resolve(this.teamList);
+    const gen = this.generation;
+    const load: { promise: Promise<Team[]>; deltas: DidChangeParams[] } = { deltas: [], promise: Promise.resolve([]) };
+    this.log('fetch teams');
+    load.promise = this.sidecar.request(Methods.teams, {}).then(r => {
+      if (gen !== this.generation) return this.teamList;
+      this.teamList = r.teams;
+      this.teamsLoaded = true;
+      for (const p of load.deltas) this.applyCounts(p);
+      for (const k of [...this.pages.keys()]) {
+        const [team, inbox] = k.split('\u0000');
+        if (!this.member(team, inbox)) this.pages.delete(k);
+      }
+      if (this.unreadTotal === undefined) this.unreadChanges.fire(this.unread);
+      return this.teamList;
+    });
+    this.teamsLoad = load;
+    const done = () => {
+      if (this.teamsLoad !== load) return;
+      this.teamsLoad = undefined;
+      if (this.teamsDirty) { this.teamsDirty = false; void this.reloadTeams(); }
+    };
+    load.promise.then(done, done);
+    return load.promise;
+  }
+
+  /** Re-reads the teams and redraws the tree from the root (the cached pages stay). */
+  async reloadTeams(): Promise<readonly Team[]> {
+    try {
+      await this.loadTeams(true);
+    } catch (e) {
+      this.log(`reading the teams failed: ${e instanceof Error ? e.message : e}`);
+    }
+    this.changes.fire({ kind: 'teams' });
+    return this.teamList;
+  }
+
+  /** The manual "Refresh": the teams and every shown inbox are read again. */
+  refreshAll(): Promise<readonly Team[]> {
+    this.pages.clear();
+    return this.reloadTeams();
+  }
+
+  /** The cached page of an inbox, if it was fetched. */
+  page(team: string, inbox: string): readonly Message[] | undefined { return this.pages.get(key(team, inbox)); }
+
+  /** The first page of an inbox: fetched once, then kept current by didChange. */
+  loadPage(team: string, inbox: string, force = false): Promise<readonly Message[]> {
+    const k = key(team, inbox);
+    const cached = this.pages.get(k);
+    if (cached && !force) return Promise.resolve(cached);
+    const running = this.pageLoads.get(k);
+    if (running && !force) return running.promise;
+    const gen = this.generation;
+    const load: PageLoad = { deltas: [], promise: Promise.resolve([]) };
+    this.log(`fetch messages ${team}/${inbox}`);
+    load.promise = this.sidecar.request(Methods.messages, { team, inbox, includeArchived: true, limit: PAGE_LIMIT }).then(r => {
+      const owned = !!this.member(team, inbox)?.owned;
+      let list = r.messages.map(m => withSeen(m, this.extra.get(msgKey(team, inbox, m.id)), owned));
+      // a didChange that crossed the request: applying it again is harmless (idempotent)
+      for (const d of load.deltas) list = applyDelta(list, d, owned);
+      if (gen === this.generation) this.pages.set(k, list);
+      return list;
+    });
+    this.pageLoads.set(k, load);
+    const done = () => { if (this.pageLoads.get(k) === load) this.pageLoads.delete(k); };
+    load.promise.then(done, done);
+    return load.promise;
+  }
+
+  message(team: string, inbox: string, id: string): Message | undefined {
+    return this.pages.get(key(team, inbox))?.find(m => m.id === id) ?? this.extra.get(msgKey(team, inbox, id));
+  }
+
+  /** Keeps a message met elsewhere (a search hit, a notification) so it can be opened by id. */
+  remember(m: Message): void {
+    const k = msgKey(m.team, m.inbox, m.id);
+    this.extra.delete(k);
+    this.extra.set(k, m);
+    if (this.extra.size > EXTRA_LIMIT) this.extra.delete(this.extra.keys().next().value as string);
+  }
+
+  /** Marks messages seen right away, before (or instead of, for the seen state) a didChange. */
+  markSeenLocally(team: string, inbox: string, ids: readonly string[] | 'all'): void {
+    const chosen = (m: Message) => !m.seen && (ids === 'all' || ids.includes(m.id));
+    const k = key(team, inbox);
+    const page = this.pages.get(k);
+    let changed = false;
+    if (page?.some(chosen)) {
+      this.pages.set(k, page.map(m => (chosen(m) ? { ...m, seen: true } : m)));
+      changed = true;
+    }
+    for (const [ek, m] of this.extra) {
+      if (m.team === team && m.inbox === inbox && chosen(m)) this.extra.set(ek, { ...m, seen: true });
+    }
+    if (changed) this.changes.fire({ kind: 'inbox', team, inbox, teamRow: false });
+  }
+
+  applyDidChange(p: DidChangeParams): void {
+    const team = this.teamList.find(t => t.id === p.team);
+    const member = team?.members.find(m => m.inbox === p.inbox);
+    this.teamsLoad?.deltas.push(p);
+    const k = key(p.team, p.inbox);
+    this.pageLoads.get(k)?.deltas.push(p);
+    if (!team || !member) {
+      // a new inbox: teamsChanged follows; before the first listing there is nothing to update
+      if (this.teamsLoaded) this.log(`didChange for an inbox not listed yet: ${p.team}/${p.inbox}`);
+      return;
+    }
+    const page = this.pages.get(k);
+    if (page) this.pages.set(k, applyDelta(page, p, member.owned));
+    for (const m of [...p.added, ...p.updated]) {
+      if (this.extra.has(msgKey(m.team, m.inbox, m.id))) this.remember(m);
+    }
+    const before = teamUnread(team);
+    this.applyCounts(p);
+    if (this.unreadTotal === undefined) this.unreadChanges.fire(this.unread);
+    this.changes.fire({ kind: 'inbox', team: p.team, inbox: p.inbox, teamRow: teamUnread(team) !== before });
+  }
+
+  private applyCounts(p: DidChangeParams): void {
+    const member = this.teamList.find(t => t.id === p.team)?.members.find(m => m.inbox === p.inbox);
+    if (member) { member.total = p.total; member.unread = p.unread; }
+  }
+
+  private setUnread(p: UnreadParams): void {
+    this.unreadTotal = p.total;
+    this.unreadByTeam = p.byTeam;
+    this.unreadChanges.fire(p.total);
+  }
+
+  /** The sidecar restarted: drop everything and redraw (expanded inboxes fetch again). */
+  reset(): void {
+    this.generation++;
+    this.teamsLoaded = false;
+    this.teamsLoad = undefined;
+    this.teamsDirty = false;
+    this.unreadTotal = undefined;
+    this.unreadByTeam = {};
+    this.pages.clear();
+    this.pageLoads.clear();
+    this.changes.fire({ kind: 'teams' });
+  }
+
+  dispose(): void {
+    this.subscriptions.forEach(s => s.dispose());
+    this.changes.dispose();
+    this.unreadChanges.dispose();
+  }
+}

@@ -1,0 +1,17 @@
+// What the rest of the extension sees of the sidecar: typed requests and typed events.
+// sidecarClient.ts implements it over vscode-languageclient; unit tests use a fake.
+import type { Event } from './events';
+import type { DidChangeParams, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams } from './protocol';
+
+export type SidecarState = 'stopped' | 'starting' | 'running' | 'failed';
+
+export interface SidecarPort {
+  readonly state: SidecarState;
+  request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  readonly onDidChange: Event<DidChangeParams>;
+  readonly onTeamsChanged: Event<void>;
+  readonly onUnread: Event<UnreadParams>;
+  readonly onReplied: Event<RepliedParams>;
+  /** 'running' fires again after every restart: the sidecar's state is new then. */
+  readonly onDidChangeState: Event<SidecarState>;
+}
