@@ -236,7 +236,7 @@ class Roster:
 
 def roster(team: TeamDir, settings: Settings) -> Roster:
     fmt = team.fmt
-    parts = fmt.roster(team.config, settings.identity.get(team.format))
+    parts = fmt.roster(team.config, settings.identity.get(team.format), team.path)
     members = parts.members
     known = {m.inbox for m in members}
     own_inbox = parts.own_inbox

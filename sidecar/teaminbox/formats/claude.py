@@ -125,7 +125,9 @@ class ClaudeFormat(JsonFileLayout):
         # Claude Code writes `<inbox>.json.tmp.<8 hex>` and renames it over the inbox.
         return super().is_temp(name) or ".json.tmp." in name
 
-    def roster(self, config: dict[str, Any] | None, identity: str | None) -> RosterParts:
+    def roster(
+        self, config: dict[str, Any] | None, identity: str | None, team_path: str
+    ) -> RosterParts:
         config = config or {}
         lead_id = config.get("leadAgentId")
         members: list[Member] = []

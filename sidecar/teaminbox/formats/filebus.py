@@ -88,9 +88,25 @@ class FileBusFormat:
             return "inbox", parent
         return "team", path
 
-    def roster(self, config: dict[str, Any] | None, identity: str | None) -> RosterParts:
+    def roster(
+        self, config: dict[str, Any] | None, identity: str | None, team_path: str
+    ) -> RosterParts:
         me = identity or "user"
-        return RosterParts([], None, me, me)
+        members, lead = [], None
+        stems = [s for s in self.inbox_stems(team_path) if s != me]
+        ids = {s: _agent_id(os.path.join(team_path, INBOX_DIR, s)) for s in stems}
+        teams = {i.partition("@")[2] for i in ids.values() if i}
+        for stem in stems:
+            # An empty folder names no id: `lead_auth` is `lead@auth` when others are `*@auth`.
+            guess = next(
+                (stem[: -len(t) - 1] + "@" + t for t in teams if stem.endswith("_" + t)), None
+            )
+            agent_id = ids[stem] or guess or stem
+            name = agent_id.partition("@")[0] or stem
+            is_lead = name in ("team-lead", "lead")
+            lead = name if is_lead else lead
+            members.append(Member(name=name, inbox=stem, agent_id=agent_id, lead=is_lead))
+        return RosterParts(members, lead, me, me)
 
     def consumed(self, member: Member, own_inbox: str | None) -> bool:
         return not member.phantom  # every folder has a reader that deletes on read
@@ -233,6 +249,26 @@ class FileBusFormat:
             os.fsync(f.fileno())
         os.replace(tmp, os.path.join(path, name + ".json"))
         return 0
+
+
+def _agent_id(folder: str) -> str | None:
+    """The recipient id written in the folder's newest message (`coder@auth` for `coder_auth`)."""
+    from ..store import read_bytes
+
+    names = [n for n in listdir(folder) if n.endswith(".json")]
+    for name in reversed(names[-20:]):
+        try:
+            value = orjson.loads(read_bytes(os.path.join(folder, name)) or b"null")
+        except Exception:  # a bad or vanished file says nothing about its folder
+            continue
+        recipient = value.get("recipient") if isinstance(value, dict) else None
+        if (
+            isinstance(recipient, str)
+            and "@" in recipient
+            and recipient.replace("@", "_") == os.path.basename(folder)
+        ):
+            return recipient
+    return None
 
 
 def _order(entry: Any) -> tuple[float, str]:

@@ -144,7 +144,9 @@ class PseudoClaudeFormat(JsonFileLayout):
         # Go's os.CreateTemp(dir, ".tmp-*.json"): hidden, but ends in .json.
         return super().is_temp(name) or name.startswith(".tmp-")
 
-    def roster(self, config: dict[str, Any] | None, identity: str | None) -> RosterParts:
+    def roster(
+        self, config: dict[str, Any] | None, identity: str | None, team_path: str
+    ) -> RosterParts:
         config = config or {}
         lead_id = config.get("lead_agent_id")
         members: list[Member] = []
