@@ -40,13 +40,44 @@ def _text_arg(args: argparse.Namespace) -> str:
     if args.file:
         if args.text is not None:
             raise InvalidParams("give TEXT or --file, not both")
-        with open(args.file, encoding="utf-8") as f:
-            return f.read()
+        return _message_text(args.file)
     if args.text is None:
         raise InvalidParams("no message text: give TEXT, '-' for stdin, or --file F")
     if args.text == "-":
-        return sys.stdin.read()
+        return _message_text(None)
     return str(args.text)
+
+
+def _message_text(path: str | None) -> str:
+    """The message in a file, or on stdin (None), as text mode would read it.
+
+    Reads at most one byte past the size limit (`--file /dev/zero` never
+    ends), says which byte is not UTF-8, and turns a missing or unreadable
+    file into one line. Newlines: \r\n and \r become \n, as before.
+    """
+    from .errors import TooLarge
+    from .store import MAX_MESSAGE_BYTES
+
+    name = path if path is not None else "stdin"
+    try:
+        if path is None:
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:  # a replaced sys.stdin: already text
+                raw = sys.stdin.read(MAX_MESSAGE_BYTES + 1).encode("utf-8", "surrogatepass")
+            else:
+                raw = stream.read(MAX_MESSAGE_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                raw = f.read(MAX_MESSAGE_BYTES + 1)
+    except OSError as err:
+        raise InvalidParams(f"cannot read {name}: {err.strerror or err}") from None
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise TooLarge(f"{name}: message is over the limit of {MAX_MESSAGE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidParams(f"{name} is not UTF-8 (byte {err.start})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _first_line(text: str, width: int = 100) -> str:
