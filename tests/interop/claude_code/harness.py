@@ -788,6 +788,7 @@ class Session:
         self.t_start = 0.0
         self.t_exit = 0.0
         self.timings: dict[str, float] = {}
+        self.exit_log: list[str] = []
         # the last resort: whatever the test does, the CLI does not outlive this
         self.watchdog = threading.Timer(hard_limit, self._expire)
         self.watchdog.daemon = True
@@ -835,7 +836,8 @@ class Session:
             f"--- Claude Code {self.version}{expired}, HOME={self.home}, exit={self.exit_code}"
             f" ({self.exit_how})\n--- pty output (tail):\n{tail}\n"
             f"--- fake API requests:\n{self.api.log()}\n"
-            f"--- files under ~/.claude (teams, tasks):\n{self.recorder.describe()}"
+            f"--- files under ~/.claude (teams, tasks):\n{self.recorder.describe()}\n"
+            f"--- exit:\n" + "\n".join(self.exit_log)
         )
 
     def wait(self, pred: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -909,8 +911,15 @@ class Session:
         for how, act, wait_s in steps:
             if not pty.alive():
                 break
+            mark = len(pty.output)
             act()
             code = pty.wait(wait_s)
+            with pty._lock:
+                screen = strip_ansi(bytes(pty.output[mark:]))
+            self.exit_log.append(
+                f"+{time.monotonic() - self.t_start:.1f}s {how}: exit={code};"
+                f" the screen said: {screen[-1500:]!r}"
+            )
             if code is not None:
                 self.exit_how = how
                 break

@@ -224,12 +224,22 @@ def test_inbox_files_are_json_arrays_with_two_space_indent(cc: CcRun) -> None:
 
 def test_temp_files_and_lock_directories(cc: CcRun) -> None:
     cc.require()
-    temps = [
-        p
-        for p in cc.rec.paths(f"{cc.team_dir}/inboxes/*")
-        if re.search(r"\.json\.tmp\.[0-9a-f]{8}$", p)
-    ]
-    assert temps, cc.rec.paths(f"{cc.team_dir}/inboxes/*")
+    # the names come from the inotify events: a temp file lives well under a millisecond
+    inboxes = str(cc.session.claude_dir / cc.team_dir / "inboxes") + "/"
+    created = {src[len(inboxes) :] for _, kind, src, _ in cc.rec.events if kind == "created"}
+    moved = {
+        (src[len(inboxes) :], dest[len(inboxes) :])
+        for _, kind, src, dest in cc.rec.events
+        if kind == "moved" and src.startswith(inboxes)
+    }
+    temp = re.compile(r"^(team-lead|helper)\.json\.tmp\.[0-9a-f]{8}$")
+    temps = {n for n in created if temp.match(n)}
+    assert temps, sorted(created)
+    # each renamed over its own inbox
+    for src, dest in moved:
+        if temp.match(src):
+            assert dest == src.split(".tmp.")[0], (src, dest)
+    assert any(temp.match(src) for src, _ in moved), sorted(moved)
     locks = cc.rec.dir_paths(f"{cc.team_dir}/inboxes/*.json.lock")
     assert locks, "no <inbox>.json.lock directory was ever seen"
     assert not cc.rec.paths(f"{cc.team_dir}/inboxes/*.json.lock")  # directories, not files
