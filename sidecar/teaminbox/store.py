@@ -571,41 +571,54 @@ def _reconcile(
     fmt: InboxFormat,
     path: str,
     base_data: bytes | None,
+    new_data: bytes,
     report: CommitReport,
-    reapply: Callable[[Snapshot], bool],
     *,
     timeout: float,
     mode: int | None,
     attempt: int,
+    on_reconcile: Callable[[Snapshot], None] | None,
 ) -> None:
-    """Repair a write whose lease ran out: under a fresh lock, merge back what a
-    displaced peer write held and make sure our own change is in the file."""
+    """Repair a write whose lease ran out, under a fresh lock: merge back what the
+    displaced peer write changed, then our own change unless it is there already.
+
+    Both are three-way merges against the file the write was built on, so a
+    peer's additions come back, what it delivered stays gone, and our change
+    is applied as a change (mark-read --all does not mark the peer's new entry).
+    """
     if attempt >= MAX_ATTEMPTS:
         raise WriteNotVerified(
             f"{path}: other writers kept breaking the lock; the write may be incomplete",
             path=path,
         )
     base = parse(fmt, path, base_data).entries if base_data is not None else []
-    theirs: list[Any] | None = None
+    changes = [parse(fmt, path, new_data).entries]
     if report.displaced is not None:
         try:
-            theirs = parse(fmt, path, report.displaced).entries
+            changes.insert(0, parse(fmt, path, report.displaced).entries)
         except CorruptInbox:  # not ours to judge: kept beside the inbox
             _write_temp(_backup_path(path), report.displaced, 0o600)
 
-    def merged(snap: Snapshot) -> bool:
-        changed = False
-        if theirs is not None:
-            entries = merge_entries(base, theirs, snap.entries)
-            if entries is not None:
-                snap.entries[:] = entries
-                changed = True
-        return reapply(snap) or changed
-
     def build(snap: Snapshot) -> tuple[bytes | None, None]:
-        return (fmt.serialize(snap.doc) if merged(snap) else None), None
+        changed = False
+        for other in changes:
+            merged = merge_entries(base, other, snap.entries)
+            if merged is not None:
+                snap.entries[:] = merged
+                changed = True
+        if on_reconcile is not None:
+            on_reconcile(snap)
+        return (fmt.serialize(snap.doc) if changed else None), None
 
-    update(fmt, path, build, timeout=timeout, mode=mode, reapply=merged, _attempt=attempt + 1)
+    update(
+        fmt,
+        path,
+        build,
+        timeout=timeout,
+        mode=mode,
+        _attempt=attempt + 1,
+        _on_reconcile=on_reconcile,
+    )
 
 
 # ------------------------------------------------------------------ the locked update
@@ -663,8 +676,8 @@ def update(
     timeout: float = DEFAULT_TIMEOUT,
     appends_only: bool = False,
     mode: int | None = None,
-    reapply: Callable[[Snapshot], bool] | None = None,
     _attempt: int = 0,
+    _on_reconcile: Callable[[Snapshot], None] | None = None,
 ) -> T:
     """Locked read-modify-write. `build` returns the new bytes (None: no change) and a result.
 
@@ -674,16 +687,16 @@ def update(
     the redo under the lock parses only what peers appended meanwhile.
     A file that does not parse raises CorruptInbox and is never overwritten.
 
-    `reapply(snap)` puts this write's change into `snap.entries` unless it is
-    already there, and says whether it changed anything: it repairs a write
-    whose lease ran out (default: build's bytes are not None, fine for
-    idempotent changes). `mode`: a new inbox's mode (an existing one keeps its own).
+    A write whose lease ran out (this process was paused with the lock held
+    and a peer broke it) is reconciled afterwards (_reconcile). `mode`: a new
+    inbox's mode (an existing one keeps its own).
     """
     tmp = temp_path(path)
     track_temp(tmp)
     fds: list[int] = []
     report = CommitReport()
     base_data: bytes | None = None
+    new: bytes | None = None
     new_mode = mode if mode is not None else NEW_FILE_MODES.get(fmt.name)
     try:
         fd, seen, seen_id, seen_mode = _open_snapshot(path)
@@ -732,16 +745,17 @@ def update(
         _unlink(tmp)
         for fd in fds:
             os.close(fd)  # after the lock: freeing the replaced file's blocks is slow
-    if not report.clean:
+    if not report.clean and new is not None:
         _reconcile(
             fmt,
             path,
             base_data,
+            new,
             report,
-            reapply or (lambda snap: build(snap)[0] is not None),
             timeout=timeout,
             mode=new_mode,
             attempt=_attempt,
+            on_reconcile=_on_reconcile,
         )
     _remove_dead_temps(path)
     return result
@@ -770,8 +784,7 @@ def append(
     mode: int | None = None,
 ) -> int:
     """Append entries; return the index of the first. Earlier entries keep their bytes."""
-    keys = [_fingerprint(e, with_read=False) for e in new_entries]
-    moved: list[int] = []  # where reconciliation put the first entry, if it did
+    moved: list[int] = []  # where a reconciliation left the first entry
 
     def build(snap: Snapshot) -> tuple[bytes | None, int]:
         index = len(snap.entries)
@@ -782,14 +795,14 @@ def append(
         snap.entries.extend(new_entries)
         return fmt.serialize(snap.doc), index
 
-    def reapply(snap: Snapshot) -> bool:
-        present = {_fingerprint(e, with_read=False): i for i, e in enumerate(snap.entries)}
-        missing = [e for e, k in zip(new_entries, keys, strict=True) if k not in present]
-        moved[:] = [present.get(keys[0], len(snap.entries))]
-        snap.entries.extend(missing)
-        return bool(missing)
+    def find(snap: Snapshot) -> None:
+        first = _fingerprint(new_entries[0], with_read=False)
+        where = [i for i, e in enumerate(snap.entries) if _fingerprint(e, False) == first]
+        moved[:] = where[-1:]
 
-    index = update(fmt, path, build, timeout=timeout, appends_only=True, mode=mode, reapply=reapply)
+    index = update(
+        fmt, path, build, timeout=timeout, appends_only=True, mode=mode, _on_reconcile=find
+    )
     return moved[0] if moved else index
 
 
@@ -803,8 +816,8 @@ def rewrite(
 ) -> T | None:
     """Change the parsed entries in place; `change` returns None for "nothing to write".
 
-    `change` must be idempotent (marking read, pruning): after a lease ran
-    out it is applied again to the current file.
+    `change` may run more than once on fresh snapshots, so it must have no
+    other side effects.
     """
 
     def build(snap: Snapshot) -> tuple[bytes | None, T | None]:
@@ -813,9 +826,7 @@ def rewrite(
             return None, result
         return fmt.serialize(snap.doc), result
 
-    return update(
-        fmt, path, build, timeout=timeout, mode=mode, reapply=lambda s: change(s) is not None
-    )
+    return update(fmt, path, build, timeout=timeout, mode=mode)
 
 
 _ENTRY_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
