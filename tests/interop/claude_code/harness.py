@@ -960,6 +960,9 @@ class Session:
             ]
             (self.base / "api-requests.json").write_text(json.dumps(reqs, indent=1))
             (self.base / "pty.txt").write_text(self.pty.text() if self.pty else "")
+            (self.base / "events.txt").write_text(
+                "".join(f"{t:.4f} {k} {a} {b}\n" for t, k, a, b in self.recorder.events)
+            )
             (self.base / "files.txt").write_text(
                 self.recorder.describe(("teams/*", "tasks/*", "projects/*"), limit=100_000)
             )

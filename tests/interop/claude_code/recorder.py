@@ -20,10 +20,33 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 SUBDIRS = ("teams", "tasks", "projects")
+WRITE_EVENTS = (
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileDeletedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    DirDeletedEvent,
+)
 
 
 @dataclass(frozen=True)
@@ -76,11 +99,13 @@ class _Handler(FileSystemEventHandler):
         src = os.fsdecode(event.src_path)
         dest = os.fsdecode(getattr(event, "dest_path", "") or "")
         rec = self.rec
-        if len(rec.events) < 100_000:
-            rec.events.append((rec._now(), event.event_type, src, dest))
+        kind = event.event_type
+        if kind in ("opened", "closed_no_write"):
+            return
         if rec._rel(src) is None and (not dest or rec._rel(dest) is None):
             return
-        kind = event.event_type
+        if len(rec.events) < 200_000:
+            rec.events.append((rec._now(), kind, src, dest))
         if kind == "created" and not event.is_directory:
             with contextlib.suppress(OSError):
                 self.held[src] = (os.open(src, os.O_RDONLY), time.monotonic())
@@ -135,7 +160,10 @@ class Recorder:
         try:
             obs = Observer()
             self._handler = _Handler(self)
-            obs.schedule(self._handler, str(self.base), recursive=True)
+            # Writes only: reacting to `opened`/`closed_no_write` would feed on our own reads.
+            obs.schedule(
+                self._handler, str(self.base), recursive=True, event_filter=list(WRITE_EVENTS)
+            )
             obs.start()
             self._observer = obs
         except Exception as exc:  # the poll still records everything, only slower
