@@ -12,7 +12,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
@@ -37,6 +38,7 @@ class InboxState:
     rows: Rows = attrs.Factory(Rows)
     error: Problem | None = None
     parsed: bool = False  # parsed once in this process: later diffs are against memory
+    loading: bool = False  # a big first load runs elsewhere (Tracker.deferred)
 
     def unseen(self, seen: set[str]) -> int:
         """Unread entries the person has not seen either."""
@@ -59,6 +61,10 @@ class Change:
     known_before: bool = True  # the history knew the inbox (else: a baseline, no alerts)
 
 
+Feed = Callable[[list[Message], bool], None]
+Finish = Callable[[Rows], Change | None]
+
+
 def _by_ts(m: Message) -> str:
     return m.timestamp
 
@@ -67,6 +73,10 @@ class Tracker:
     def __init__(self, settings: Settings, history: History) -> None:
         self.settings = settings
         self.history = history
+        # First loads of inboxes bigger than this are not done in refresh but queued in
+        # `deferred` for the caller (the server loads them off the state thread's queue).
+        self.defer_bytes: int | None = None
+        self.deferred: list[InboxState] = []
         self.teams: dict[str, TeamDir] = {}
         self.rosters: dict[str, Roster] = {}
         self.inboxes: dict[tuple[str, str], InboxState] = {}
@@ -126,27 +136,86 @@ class Tracker:
         return self._teams_changed(), changes
 
     def refresh(self, state: InboxState) -> Change | None:
+        if state.loading:
+            return None  # `loaded` takes over when the deferred load ends
         fmt = state.fmt
+        sig: tuple[int, ...] | None = None
         try:
             sig = fmt.sig(state.path)
             if sig == state.sig and (state.parsed or state.error):
                 return None
+            if self._defer(state, sig):
+                return None
             data = fmt.read(state.path) if sig is not None else None
             change = self._load(state, data)
-        except CorruptInbox as err:
-            state.error = Problem(err.code, err.message, err.path)
-            state.sig = sig  # the same bytes stay corrupt: wait for a change
-            return None  # keep what we had: a corrupt file removes nothing
-        except (TeamInboxError, OSError, ValueError, RecursionError, MemoryError) as err:
-            # Not recorded as seen: retried on the next hint or rescan.
-            log.warning("reading %s failed: %s", state.path, err)
-            code = err.code if isinstance(err, TeamInboxError) else "read_failed"
-            state.error = Problem(code, f"{state.path}: {err}", state.path)
+        except Exception as err:  # any error is this inbox's: the others go on
+            self._failed(state, sig, err)
             return None
         state.sig = sig
         return change
 
+    def _failed(self, state: InboxState, sig: tuple[int, ...] | None, err: Exception) -> None:
+        if isinstance(err, CorruptInbox):
+            state.error = Problem(err.code, err.message, err.path)
+            state.sig = sig  # the same bytes stay corrupt: wait for a change
+            return  # keep what we had: a corrupt file removes nothing
+        # Not recorded as seen: retried on the next hint or rescan (logged once).
+        code = err.code if isinstance(err, TeamInboxError) else "read_failed"
+        problem = Problem(code, f"{state.path}: {err}", state.path)
+        if problem == state.error:
+            pass
+        elif isinstance(err, (TeamInboxError, OSError, ValueError, RecursionError, MemoryError)):
+            log.warning("reading %s failed: %s", state.path, err)
+        else:  # a bug somewhere: say where, keep serving the rest
+            log.exception("reading %s failed", state.path)
+        state.error = problem
+
+    def _defer(self, state: InboxState, sig: tuple[int, ...] | None) -> bool:
+        """Leave a first look at an inbox over `defer_bytes` to the caller (`deferred`)."""
+        if state.parsed or sig is None or self.defer_bytes is None:
+            return False
+        try:
+            size = os.stat(state.path).st_size
+        except OSError:
+            return False
+        if size <= self.defer_bytes:
+            return False
+        state.loading = True
+        state.error = Problem("loading", f"{state.path}: loading {size:,} bytes", state.path)
+        self.deferred.append(state)
+        return True
+
+    def loaded(
+        self,
+        state: InboxState,
+        sig: tuple[int, ...] | None,
+        finish: Finish,
+        result: Rows | Exception,
+    ) -> tuple[bool, list[Change]]:
+        """A deferred load ended (`begin_load` gave `finish`; `result` from load_rows)."""
+        state.loading = False
+        change = None
+        if self.inboxes.get((state.team, state.inbox)) is not state:
+            pass  # gone meanwhile
+        elif isinstance(result, Exception):
+            state.error = None
+            self._failed(state, sig, result)
+        else:
+            try:
+                change = finish(result)
+                state.sig = sig
+            except Exception as err:
+                self._failed(state, sig, err)
+        return self._teams_changed(), [change] if change else []
+
     def _load(self, state: InboxState, data: bytes | None) -> Change | None:
+        feed, finish = self.begin_load(state)
+        grown = state.rows if state.parsed else None
+        rows = load_rows(state.fmt, state.path, data, state.team, state.inbox, feed, grown)
+        return finish(rows)
+
+    def begin_load(self, state: InboxState) -> tuple[Feed, Finish]:
+        """`feed` for load_rows (each chunk archived as it comes) and `finish` for its Rows."""
         # Until a first good parse, diff against the history: a file that was corrupt
         # at start-up and is fixed later is no news for what the history already knew.
         initial = not state.parsed
@@ -179,26 +248,27 @@ class Tracker:
                 if known_before:
                     diff.added += added
 
-        grown = old if state.parsed else None
-        rows = load_rows(state.fmt, state.path, data, state.team, state.inbox, feed, grown)
-        if not tail:
-            diff.removed = gone(known(), rows.iter_ids())
-        if diff.removed or initial:
-            self.history.record(state.team, state.inbox, [], diff.removed)
-        state.error = None
-        state.parsed = True
-        state.rows = rows
-        if initial or diff:
-            return Change(
-                state.team,
-                state.inbox,
-                diff,
-                len(rows),
-                rows.unread,
-                initial=initial,
-                known_before=known_before,
-            )
-        return None
+        def finish(rows: Rows) -> Change | None:
+            if not tail:
+                diff.removed = gone(known(), rows.iter_ids())
+            if diff.removed or initial:
+                self.history.record(state.team, state.inbox, [], diff.removed)
+            state.error = None
+            state.parsed = True
+            state.rows = rows
+            if initial or diff:
+                return Change(
+                    state.team,
+                    state.inbox,
+                    diff,
+                    len(rows),
+                    rows.unread,
+                    initial=initial,
+                    known_before=known_before,
+                )
+            return None
+
+        return feed, finish
 
     # --- queries -----------------------------------------------------------------------
 

@@ -31,15 +31,19 @@ from ..discovery import Settings, watch_plan
 from ..errors import InvalidParams, TeamInboxError
 from ..formats import registry
 from ..history import History
-from ..model import converter
+from ..model import Message, converter
 from ..protocol import METHODS, InitializationOptions, structure
-from ..tracker import Change, Tracker
+from ..rows import Rows, load_rows
+from ..tracker import Change, InboxState, Tracker
 from ..watch import Debouncer, Hints, RootWatcher
 
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")
 RESCAN_SECONDS = 2.0
 PRUNE_SECONDS = 3600.0  # the history forgets old archived messages hourly (and at start)
+# A first look at a bigger inbox is parsed on a pool thread, each chunk archived as its own
+# state-thread step: other teams' requests go between the chunks (`_load_big`).
+BIG_INBOX_BYTES = 8 * 1024 * 1024
 
 Outgoing = list[tuple[str, Any]]  # (notification, params)
 # Runs on the state thread after each tracker step (it may read the tracker); says what to send.
@@ -77,6 +81,8 @@ class TeamInboxServer(LanguageServer):
         self.ready: asyncio.Event | None = None
         self.publishers: list[Publisher] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._big = asyncio.Lock()  # one big first load at a time (memory)
+        self.closing = False
         self.feature(types.INITIALIZE)(_initialize)
         self.feature(types.INITIALIZED)(_initialized)
         self.feature(types.SHUTDOWN)(_shutdown)
@@ -120,20 +126,31 @@ class TeamInboxServer(LanguageServer):
         self.ready = asyncio.Event()
         loop = asyncio.get_running_loop()
         opts = self.options
-        self.tracker = await self.in_state(
-            lambda: Tracker(self.settings, History(opts.history_path, opts.history_days))
-        )
+        def make() -> Tracker:
+            tracker = Tracker(self.settings, History(opts.history_path, opts.history_days))
+            tracker.defer_bytes = BIG_INBOX_BYTES
+            return tracker
+
+        self.tracker = await self.in_state(make)
         debouncer = Debouncer(self._flush, self.spawn)
 
         def forward(kind: str, path: str) -> None:  # watchdog's thread
             loop.call_soon_threadsafe(debouncer.hint, kind, path)
 
         self.watcher = RootWatcher(Hints(registry().values(), forward))
-        await self.rescan()
+        try:
+            await self.rescan()
+        except Exception:  # whatever the first scan hit, serve; the periodic rescan retries
+            log.exception("the first scan failed")
         self.ready.set()
         self.spawn(self._periodic())
 
+    def shutdown(self) -> None:  # pygls: the client is gone (or exit)
+        self.closing = True
+        super().shutdown()  # type: ignore[no-untyped-call]
+
     async def stop(self) -> None:
+        self.closing = True
         for task in list(self._tasks):
             task.cancel()
         if self.watcher:
@@ -178,12 +195,43 @@ class TeamInboxServer(LanguageServer):
         tracker = self.tracker
         assert tracker is not None
 
-        def run() -> Outgoing:
+        def run() -> tuple[Outgoing, list[InboxState]]:
             teams_changed, changes = step(tracker)
-            return [out for publish in self.publishers for out in publish(teams_changed, changes)]
+            out = [out for publish in self.publishers for out in publish(teams_changed, changes)]
+            big, tracker.deferred = tracker.deferred, []
+            return out, big
 
-        for method, params in await self.in_state(run):  # sent from the event loop only
+        out, big = await self.in_state(run)
+        for method, params in out:  # sent from the event loop only
             self.notify(method, params)
+        for state in big:
+            self.spawn(self._load_big(state))
+
+    async def _load_big(self, state: InboxState) -> None:
+        """A deferred first load: bytes parsed on a pool thread into new Rows, each chunk's
+        messages compared and archived on the state thread, the Rows handed over at the end."""
+        tracker = self.tracker
+        assert tracker is not None
+        fmt, path, team, inbox = state.fmt, state.path, state.team, state.inbox
+        async with self._big:
+            feed, finish = await self.in_state(lambda: tracker.begin_load(state))
+
+            def on_chunk(msgs: list[Message], tail: bool) -> None:  # the pool thread
+                if self.closing:
+                    raise asyncio.CancelledError  # shutting down: stop at once
+                self.on_state(lambda: feed(msgs, tail))
+
+            def load() -> tuple[tuple[int, ...] | None, Rows | Exception]:
+                sig = None
+                try:
+                    sig = fmt.sig(path)
+                    data = fmt.read(path) if sig is not None else None
+                    return sig, load_rows(fmt, path, data, team, inbox, on_chunk)
+                except Exception as err:  # reported on the inbox by `loaded`
+                    return sig, err
+
+            sig, result = await self.in_pool(load)
+            await self.apply(lambda t: t.loaded(state, sig, finish, result))
 
     async def rescan(self) -> None:
         await self.apply(lambda t: t.scan())
