@@ -30,6 +30,10 @@ export interface Message {
   raw: Record<string, unknown>;
   archived: boolean;
   seen: boolean;
+  /** the sender's member name, whichever spelling `from` used */
+  fromName: string | null;
+  /** in an agent's inbox: waiting | delivered | read */
+  delivery: string | null;
 }
 
 export interface Member {
@@ -140,6 +144,12 @@ export interface MessagesResult {
   unread: number;
 }
 
+export interface ConversationParams {
+  team: string;
+  offset?: number;
+  limit?: number;
+}
+
 export interface SendParams {
   team: string;
   to: string;
@@ -236,6 +246,7 @@ export interface RepliedParams {
 export const Methods = {
   teams: "teamInbox/teams",
   messages: "teamInbox/messages",
+  conversation: "teamInbox/conversation",
   send: "teamInbox/send",
   markRead: "teamInbox/markRead",
   markSeen: "teamInbox/markSeen",
@@ -261,6 +272,8 @@ export interface RequestMap {
   "teamInbox/teams": [TeamsParams, TeamsResult];
   /** an inbox's messages, newest first */
   "teamInbox/messages": [MessagesParams, MessagesResult];
+  /** the team's whole exchange, newest first: every inbox, delivered messages included */
+  "teamInbox/conversation": [ConversationParams, MessagesOnly];
   /** send to a member, or `*`/`all` */
   "teamInbox/send": [SendParams, SendResults];
   /** `read: true` in the person's own inbox; elsewhere the seen state */

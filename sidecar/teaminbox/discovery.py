@@ -8,6 +8,7 @@ Settings are parsed here once, for the CLI and the server alike.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -286,7 +287,32 @@ def describe(r: Roster, counts: bool = False) -> Team:
         error=team.config_error or (r.skipped[0].error if r.skipped else None),
         project=r.info.get("project"),
         created_at=_seconds(r.info.get("created_at")),
+        label=_label(team.name, r.info),
+        lead_alive=_alive(r.info.get("lead_pid")),
     )
+
+
+def _label(name: str, info: dict[str, Any]) -> str | None:
+    """`myapp · Mon 30 Nov 14:02` for a session team: nobody recognises `session-1d0f5bbe`."""
+    project, created = info.get("project"), _seconds(info.get("created_at"))
+    if not project and not created:
+        return None
+    when = time.strftime("%a %d %b %H:%M", time.localtime(created)) if created else None
+    return " · ".join(p for p in (project or name, when) if p)
+
+
+def _alive(pid: Any) -> bool | None:
+    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process, but alive
+    except OSError:
+        return None
+    return True
 
 
 def _seconds(value: Any) -> float | None:

@@ -107,3 +107,9 @@ class UnknownMessage(TeamInboxError):
     """Ids that name no message in the inbox (taken before a peer's rewrite, or mistyped)."""
 
     code = "unknown_message"
+
+
+class TeamEnded(TeamInboxError):
+    """The team's folder is gone: its messages are archived and read-only."""
+
+    code = "team_ended"

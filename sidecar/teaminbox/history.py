@@ -52,6 +52,15 @@ CREATE TABLE IF NOT EXISTS inboxes (
     inbox TEXT NOT NULL,
     PRIMARY KEY (team, inbox)
 );
+CREATE INDEX IF NOT EXISTS messages_team_ts ON messages (team, ts);
+CREATE TABLE IF NOT EXISTS teams (
+    id TEXT PRIMARY KEY,
+    body BLOB NOT NULL,
+    first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    ended_at REAL
+);
+CREATE INDEX IF NOT EXISTS teams_ended ON teams (ended_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );
@@ -293,7 +302,8 @@ class History:
             return run('"' + query.replace('"', '""') + '"')
 
     def prune(self) -> int:
-        """Forget archived messages older than keep_days (0 keeps forever)."""
+        """Forget archived messages older than keep_days, and teams ended that long ago
+        (0 keeps forever)."""
         if not self.keep_days:
             return 0
         cutoff = time.time() - self.keep_days * 86400
@@ -301,4 +311,75 @@ class History:
             cur = self.db.execute(
                 "DELETE FROM messages WHERE gone_at IS NOT NULL AND gone_at < ?", (cutoff,)
             )
-            return cur.rowcount
+            pruned = cur.rowcount
+        return pruned + self.prune_teams()
+
+    # --- teams: what each looked like last, so an ended one (folder deleted) stays readable
+
+    def save_team(self, team: str, body: bytes) -> None:
+        now = time.time()
+        with self._lock, self.db:
+            self.db.execute(
+                "INSERT INTO teams(id, body, first_seen, last_seen) VALUES (?,?,?,?)"
+                " ON CONFLICT(id) DO UPDATE SET body=excluded.body, last_seen=excluded.last_seen,"
+                " ended_at=NULL",
+                (_key(team), body, now, now),
+            )
+
+    def end_teams(self, live: Iterable[str]) -> list[str]:
+        """Mark every known team that is not live as ended; returns the newly ended."""
+        live_keys = {_key(t) for t in live}
+        rows = self.db.execute("SELECT id FROM teams WHERE ended_at IS NULL").fetchall()
+        gone = [r[0] for r in rows if r[0] not in live_keys]
+        if gone:
+            with self._lock, self.db:
+                self.db.executemany(
+                    "UPDATE teams SET ended_at=? WHERE id=?", [(time.time(), g) for g in gone]
+                )
+        return [_unkey(g) for g in gone]
+
+    def ended_teams(self, limit: int = -1) -> list[tuple[bytes, float]]:
+        """(body, ended_at) of ended teams, the most recently ended first."""
+        rows = self.db.execute(
+            "SELECT body, ended_at FROM teams WHERE ended_at IS NOT NULL"
+            " ORDER BY ended_at DESC LIMIT ?",
+            (limit,),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def team_body(self, team: str) -> tuple[bytes, float | None] | None:
+        row = self.db.execute(
+            "SELECT body, ended_at FROM teams WHERE id=?", (_key(team),)
+        ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def team_messages(self, team: str, offset: int = 0, limit: int = 200) -> list[Message]:
+        """Every archived or live message of a team, newest first (the conversation)."""
+        rows = self.db.execute(
+            "SELECT body, gone_at IS NOT NULL FROM messages WHERE team=?"
+            " ORDER BY ts DESC LIMIT ? OFFSET ?",
+            (_key(team), limit, offset),
+        )
+        return [self._message(b, bool(a)) for b, a in rows]
+
+    def forget_team(self, team: str) -> int:
+        """Drop a team and everything archived of it; returns the messages dropped."""
+        k = _key(team)
+        with self._lock, self.db:
+            n = self.db.execute("DELETE FROM messages WHERE team=?", (k,)).rowcount
+            self.db.execute("DELETE FROM seen WHERE team=?", (k,))
+            self.db.execute("DELETE FROM inboxes WHERE team=?", (k,))
+            self.db.execute("DELETE FROM teams WHERE id=?", (k,))
+            return n
+
+    def prune_teams(self) -> int:
+        """Forget teams ended longer than keep_days ago (0 keeps forever)."""
+        if not self.keep_days:
+            return 0
+        cutoff = time.time() - self.keep_days * 86400
+        rows = self.db.execute(
+            "SELECT id FROM teams WHERE ended_at IS NOT NULL AND ended_at < ?", (cutoff,)
+        ).fetchall()
+        for (team,) in rows:
+            self.forget_team(_unkey(team))
+        return len(rows)

@@ -43,6 +43,8 @@ class Message:
     raw: dict[str, Any] = attrs.Factory(dict)
     archived: bool = False
     seen: bool = False
+    from_name: str | None = None  # the sender's member name, whichever spelling `from` used
+    delivery: str | None = None  # in an agent's inbox: waiting | delivered | read
 
 
 @attrs.define

@@ -100,6 +100,13 @@ class MessagesResult:
 
 
 @attrs.define
+class ConversationParams:
+    team: str = attrs.field(validator=_nonempty)
+    offset: int = attrs.field(default=0, validator=_range(0, MAX_OFFSET))
+    limit: int = attrs.field(default=200, validator=_range(0, MAX_LIMIT))
+
+
+@attrs.define
 class SendParams:
     team: str = attrs.field(validator=_nonempty)
     to: str = attrs.field(validator=_nonempty)
@@ -234,6 +241,12 @@ METHODS: dict[str, Method] = {
             MessagesParams,
             MessagesResult,
             "an inbox's messages, newest first",
+        ),
+        Method(
+            "teamInbox/conversation",
+            ConversationParams,
+            MessagesOnly,
+            "the team's whole exchange, newest first: every inbox, delivered messages included",
         ),
         Method("teamInbox/send", SendParams, SendResults, "send to a member, or `*`/`all`"),
         Method(

@@ -13,19 +13,32 @@ import heapq
 import itertools
 import logging
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import attrs
+import orjson
 
 from .diff import UNKNOWN, InboxDiff, compare, gone
 from .discovery import Roster, Settings, TeamDir, describe, find_teams, pick_team, roster
-from .errors import CorruptInbox, TeamInboxError, error_for
+from .errors import (
+    CorruptInbox,
+    InvalidParams,
+    TeamEnded,
+    TeamInboxError,
+    UnknownInbox,
+    UnknownTeam,
+    error_for,
+)
 from .formats import InboxFormat
 from .history import History
-from .model import Member, Message, Problem, Team
+from .model import Member, Message, Problem, Team, converter
 from .rows import Rows, load_rows
 
 log = logging.getLogger("teaminbox")
+CONFIG_GRACE = 1.0  # Claude Code writes config.json in place: a torn read is not corruption
+ENDED_LISTED = 50  # ended teams in a `teams` answer, most recent first
 
 
 @attrs.define
@@ -69,6 +82,15 @@ def _by_ts(m: Message) -> str:
     return m.timestamp
 
 
+def _delivery(m: Message, member: Member | None) -> str | None:
+    """In an inbox an agent consumes: still waiting in the file, or taken (pruned) by it."""
+    if member is None or not member.consumed:
+        return None
+    if m.archived:
+        return "delivered"
+    return "read" if m.read else "waiting"
+
+
 class Tracker:
     def __init__(self, settings: Settings, history: History) -> None:
         self.settings = settings
@@ -82,14 +104,21 @@ class Tracker:
         self.inboxes: dict[tuple[str, str], InboxState] = {}
         self.by_path: dict[str, tuple[str, str]] = {}
         self._shape: list[tuple[object, str | None]] | None = None
+        self._saved: dict[str, bytes] = {}  # each live team as last archived
+        self._good_config: dict[str, dict[str, Any]] = {}
+        self._bad_since: dict[str, float] = {}
 
     # --- loading ---------------------------------------------------------------------
 
     def scan(self) -> tuple[bool, list[Change]]:
         """Re-list teams and members; refresh every inbox. Returns (teams changed, changes)."""
         teams = {t.id: t for t in find_teams(self.settings.roots)}
+        for t in teams.values():
+            self._steady_config(t)
         rosters = {tid: roster(t, self.settings) for tid, t in teams.items()}
+        ended = set(self.teams) - set(teams)
         self.teams, self.rosters = teams, rosters
+        self._archive_teams(ended)
         wanted: set[tuple[str, str]] = set()
         for tid, r in rosters.items():
             for m in r.members:
@@ -115,6 +144,30 @@ class Tracker:
             if change:
                 changes.append(change)
         return self._teams_changed(), changes
+
+    def _steady_config(self, t: TeamDir) -> None:
+        """Keep the last good config while a fresh parse error is younger than the grace."""
+        now = time.monotonic()
+        if t.config is not None:
+            self._good_config[t.id] = t.config
+            self._bad_since.pop(t.id, None)
+            return
+        if t.config_error is None or t.config_error.code != "corrupt_config":
+            return
+        since = self._bad_since.setdefault(t.id, now)
+        if now - since < CONFIG_GRACE:
+            t.config, t.config_error = self._good_config.get(t.id), None
+
+    def _archive_teams(self, ended: set[str]) -> None:
+        """Save each live team as it looks now (when it changed); mark vanished ones ended."""
+        for tid, r in self.rosters.items():
+            body = orjson.dumps(converter.unstructure(describe(r)))
+            if self._saved.get(tid) != body:
+                self.history.save_team(tid, body)
+                self._saved[tid] = body
+        if ended or not self._shape:  # and at start: teams that ended while we were away
+            for tid in self.history.end_teams(self.rosters):
+                self._saved.pop(tid, None)
 
     def _teams_changed(self) -> bool:
         """Did the set of teams and inboxes, or any of their errors, change since last asked?"""
@@ -273,10 +326,30 @@ class Tracker:
     # --- queries -----------------------------------------------------------------------
 
     def resolve(self, team: str) -> str:
+        """A live team's id (by id or unambiguous name)."""
         return str(pick_team(self.teams.values(), team).id)
 
+    def find(self, team: str) -> Team:
+        """A live or ended team, as the wire shows it."""
+        try:
+            return self._live_team(self.resolve(team))
+        except UnknownTeam as err:
+            exact = self.history.team_body(team)
+            if exact is not None and exact[1] is not None:
+                return self._ended(*exact)
+            ended = [self._ended(b, at) for b, at in self.history.ended_teams()]
+            try:
+                found: Team = pick_team(ended, team)
+            except UnknownTeam:
+                raise err from None
+            return found
+
     def roster(self, team: str) -> Roster:
-        return self.rosters[self.resolve(team)]
+        try:
+            return self.rosters[self.resolve(team)]
+        except UnknownTeam as err:
+            t = self.find(team)
+            raise TeamEnded(f"team {t.id} has ended: its messages are archived, read-only") from err
 
     def member(self, team: str, inbox: str) -> tuple[Roster, Member]:
         r = self.roster(team)
@@ -286,16 +359,51 @@ class Tracker:
         r, m = self.member(team, inbox)
         return self.inboxes[(r.team.id, m.inbox)]
 
-    def team_list(self) -> list[Team]:
-        out = []
-        for tid, r in self.rosters.items():
-            team = describe(r)
-            for m in team.members:
-                state = self.inboxes.get((tid, m.inbox))
-                if state is not None:
-                    m.total, m.unread, m.error = len(state.rows), state.rows.unread, state.error
-            out.append(team)
+    def _live_team(self, tid: str) -> Team:
+        team = describe(self.rosters[tid])
+        for m in team.members:
+            state = self.inboxes.get((tid, m.inbox))
+            if state is not None:
+                m.total, m.unread, m.error = len(state.rows), state.rows.unread, state.error
+        return team
+
+    def _ended(self, body: bytes, ended_at: float | None) -> Team:
+        team: Team = converter.structure(orjson.loads(body), Team)
+        team.ended, team.lead_alive = True, False
+        for m in team.members:
+            m.unread = 0
+        return team
+
+    def team_list(self, include_ended: bool = True) -> list[Team]:
+        out = [self._live_team(tid) for tid in self.rosters]
+        if include_ended:
+            out += [self._ended(b, at) for b, at in self.history.ended_teams(ENDED_LISTED)]
         return out
+
+    def forget(self, team: str) -> int:
+        t = self.find(team)
+        if not t.ended:
+            raise InvalidParams(f"team {t.id} is live: only an ended team can be forgotten")
+        return self.history.forget_team(t.id)
+
+    def conversation(self, team: str, offset: int = 0, limit: int = 200) -> list[Message]:
+        """The team's whole exchange, newest first: every inbox, delivered ones included."""
+        t = self.find(team)
+        msgs = self.history.team_messages(t.id, offset, limit)
+        r = self.rosters.get(t.id)
+        read: dict[str, dict[str, int]] = {}
+        for m in msgs:
+            member = (
+                r.member(m.inbox) if r else next((x for x in t.members if x.inbox == m.inbox), None)
+            )
+            m.from_name = r.name_of(m.from_) if r else m.from_
+            state = self.inboxes.get((t.id, m.inbox))
+            if not m.archived and state is not None:
+                if m.inbox not in read:
+                    read[m.inbox] = dict(zip(state.rows.iter_ids(), state.rows.read, strict=True))
+                m.read = bool(read[m.inbox].get(m.id, m.read))
+            m.delivery = _delivery(m, member)
+        return msgs
 
     def page(
         self,
@@ -308,7 +416,10 @@ class Tracker:
         archived: bool = False,
     ) -> tuple[list[Message], int, int]:
         """Newest first, parsing only the entries on the page; (messages, total, unread)."""
-        r, member = self.member(team, inbox)
+        try:
+            r, member = self.member(team, inbox)
+        except TeamEnded:
+            return self._ended_page(team, inbox, offset, limit)
         state = self.inboxes[(r.team.id, member.inbox)]
         if state.error:
             raise error_for(state.error)
@@ -325,7 +436,24 @@ class Tracker:
         chosen = list(itertools.islice(live, offset, offset + limit))
         for m in chosen:
             m.seen = m.id in seen or (member.owned and m.read)
+            m.from_name = r.name_of(m.from_)
+            m.delivery = _delivery(m, member)
         return chosen, len(rows), rows.unread
+
+    def _ended_page(
+        self, team: str, inbox: str, offset: int, limit: int
+    ) -> tuple[list[Message], int, int]:
+        t = self.find(team)
+        member = next((m for m in t.members if inbox in (m.inbox, m.name, m.agent_id)), None)
+        if member is None:
+            raise UnknownInbox(f"team {t.id} has no inbox {inbox!r}")
+        old = sorted(self.history.archived(t.id, member.inbox), key=_by_ts, reverse=True)
+        seen = self.history.seen_ids(t.id, member.inbox)
+        chosen = old[offset : offset + limit]
+        for m in chosen:
+            m.seen = m.id in seen or m.read
+            m.delivery = _delivery(m, member)
+        return chosen, 0, 0
 
     def unread(self) -> dict[str, int]:
         """Unread and unseen messages in the person's own inbox of each team."""

@@ -21,6 +21,7 @@ from ..errors import check_name
 from ..model import Member, Message, Problem
 
 Hint = Literal["inbox", "team"]
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
 Sig = tuple[int, ...]
 
 
@@ -86,11 +87,11 @@ class InboxFormat(Protocol):
 
 def read_config_file(path: str) -> tuple[dict[str, Any] | None, Problem | None]:
     """A team's config.json as an object, or the problem with it."""
-    from ..store import read_bytes  # store imports formats: resolved at call time
+    from ..store import read_regular  # store imports formats: resolved at call time
 
     cfg = os.path.join(path, "config.json")
     try:
-        data = read_bytes(cfg)
+        data = read_regular(cfg, limit=MAX_CONFIG_BYTES)
     except OSError as err:
         return None, Problem("unreadable_config", f"{cfg}: {err.strerror or err}", cfg)
     except Exception as err:  # a FIFO, a directory: whatever store refuses, with its message

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from ...protocol import (
+    ConversationParams,
+    ForgetResult,
     InboxRef,
+    MessagesOnly,
     MessagesParams,
     MessagesResult,
     PathResult,
+    TeamParams,
     TeamsParams,
     TeamsResult,
 )
@@ -19,7 +23,7 @@ def setup(server: TeamInboxServer) -> None:
         await ls.rescan()
         tracker = ls.tracker
         assert tracker is not None
-        return TeamsResult(await ls.in_state(tracker.team_list))
+        return TeamsResult(await ls.in_state(lambda: tracker.team_list(p.include_ended)))
 
     @server.request("teamInbox/messages")
     async def messages(ls: TeamInboxServer, p: MessagesParams) -> MessagesResult:
@@ -39,6 +43,21 @@ def setup(server: TeamInboxServer) -> None:
             return MessagesResult(msgs, total, unread)
 
         return await ls.in_state(page)
+
+    @server.request("teamInbox/conversation")
+    async def conversation(ls: TeamInboxServer, p: ConversationParams) -> MessagesOnly:
+        tracker = ls.tracker
+        assert tracker is not None
+        msgs = await ls.in_state(lambda: tracker.conversation(p.team, p.offset, p.limit))
+        return MessagesOnly(msgs)
+
+    @server.request("teamInbox/forgetTeam")
+    async def forget_team(ls: TeamInboxServer, p: TeamParams) -> ForgetResult:
+        tracker = ls.tracker
+        assert tracker is not None
+        forgotten = await ls.in_state(lambda: tracker.forget(p.team))
+        ls.notify("teamInbox/teamsChanged", {})
+        return ForgetResult(forgotten)
 
     @server.request("teamInbox/inboxPath")
     async def inbox_path(ls: TeamInboxServer, p: InboxRef) -> PathResult:

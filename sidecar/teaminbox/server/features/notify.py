@@ -71,6 +71,9 @@ class Policy:
         assert tracker is not None
         out: Outgoing = []
         for c in changes:
+            r = tracker.rosters.get(c.team)
+            for msg in c.diff.added + c.diff.updated if r else []:
+                msg.from_name = r.name_of(msg.from_) if r else None
             if not c.initial:
                 out.append(
                     (
@@ -86,7 +89,6 @@ class Policy:
                         ),
                     )
                 )
-            r = tracker.rosters.get(c.team)
             if r is None:
                 continue
             for msg in c.diff.added:
