@@ -35,9 +35,12 @@ let current: SidecarClient | undefined;
 export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const activatedAt = Date.now();
   const log = vscode.window.createOutputChannel('Team Inbox', { log: true });
+  // the time is in the text: the channel stamps lines when it is ready, which can be later
+  log.info(`activated at ${new Date(activatedAt).toISOString()}`);
+  const pycache = vscode.Uri.joinPath(context.globalStorageUri, 'pycache').fsPath;
   const sidecar = new SidecarClient(context.extensionPath, log, () => {
     const settings = getSettings();
-    return { python: settings.python, options: toInitOptions(settings, workspaceFolderPaths()) };
+    return { python: settings.python, options: toInitOptions(settings, workspaceFolderPaths()), pycache };
   });
   current = sidecar;
   const cache = new MessageCache(sidecar, line => log.info(line));

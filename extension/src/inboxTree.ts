@@ -62,10 +62,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
     switch (node.kind) {
       case 'team': return toItem(node, teamRow(node.team), Expanded);
-      case 'inbox': {
-        const m = node.member;
-        return toItem(node, memberRow(node.team, m), m.owned || m.unread ? Expanded : Collapsed);
-      }
+      case 'inbox': return toItem(node, memberRow(node.team, node.member), startsExpanded(node.member) ? Expanded : Collapsed);
       case 'message': {
         const item = toItem(node, messageRow(node.message, node.member.consumed && !node.member.owned), None);
         item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
@@ -95,6 +92,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
         }
         const teams = await this.cache.loadTeams();
         this.setMessage(undefined);
+        // VS Code draws the teams only once the inboxes it expands have their rows: ask for those
+        // pages now, not two round trips from now
+        for (const t of teams) for (const m of t.members) if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
         return this.adopt(ROOT, sortTeams([...teams]).map(t => this.teamNode(t)));
       }
       if (node.kind === 'team') {
@@ -179,6 +179,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     this.emitter.dispose();
   }
 }
+
+/** The person's own inbox and any inbox with unread messages open by themselves. */
+function startsExpanded(m: Member): boolean { return m.owned || m.unread > 0; }
 
 function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState): vscode.TreeItem {
   const item = new vscode.TreeItem(row.label, row.collapsible ? state : vscode.TreeItemCollapsibleState.None);

@@ -123,7 +123,9 @@ export class MessageCache implements Disposable {
     const gen = this.generation;
     const load: { promise: Promise<Team[]>; deltas: DidChangeParams[] } = { deltas: [], promise: Promise.resolve([]) };
     this.log('fetch teams');
+    const t0 = Date.now();
     load.promise = this.sidecar.request(Methods.teams, {}).then(r => {
+      this.log(`teams: ${r.teams.length} in ${Date.now() - t0} ms`);
       if (gen !== this.generation) return this.teamList;
       this.teamList = r.teams;
       this.teamsLoaded = true;
@@ -145,21 +147,25 @@ export class MessageCache implements Disposable {
     return load.promise;
   }
 
-  /** Re-reads the teams and redraws the tree from the root (the cached pages stay). */
-  async reloadTeams(): Promise<readonly Team[]> {
+  /**
+   * Re-reads the teams and redraws the tree from the root (the cached pages stay) when they differ:
+   * the teamsChanged of the sidecar's first scan, for one, usually brings nothing new.
+   */
+  async reloadTeams(redraw = false): Promise<readonly Team[]> {
+    const before = JSON.stringify(this.teamList);
     try {
       await this.loadTeams(true);
     } catch (e) {
       this.log(`reading the teams failed: ${e instanceof Error ? e.message : e}`);
     }
-    this.changes.fire({ kind: 'teams' });
+    if (redraw || JSON.stringify(this.teamList) !== before) this.changes.fire({ kind: 'teams' });
     return this.teamList;
   }
 
   /** The manual "Refresh": the teams and every shown inbox are read again. */
   refreshAll(): Promise<readonly Team[]> {
     this.pages.clear();
-    return this.reloadTeams();
+    return this.reloadTeams(true);
   }
 
   /** The cached page of an inbox, if it was fetched. */

@@ -65,8 +65,19 @@ const PROBE = [
   '    import teaminbox.server',
 ].join('\n');
 
-export function sidecarEnv(libs: string | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
+/**
+ * `pycache`: a folder of ours (the extension's global storage) for compiled bytecode, so every start
+ * after the first skips compiling the bundled libraries (~0.3 s of CPU) without writing into the
+ * extension's own folder. Without one, nothing is written.
+ */
+export function sidecarEnv(libs: string | undefined, pycache?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1' };
+  if (pycache) {
+    env.PYTHONPYCACHEPREFIX = pycache;
+    delete env.PYTHONDONTWRITEBYTECODE;
+  } else {
+    env.PYTHONDONTWRITEBYTECODE = '1';
+  }
   if (libs) env.PYTHONPATH = libs + (process.env.PYTHONPATH ? `:${process.env.PYTHONPATH}` : '');
   return env;
 }

@@ -1,9 +1,11 @@
-// Runs the Python sidecar through vscode-languageclient (stdio) and exposes it as a SidecarPort:
-// typed requests and typed events that the cache, the notifier and the status bar subscribe to.
+// Runs the Python sidecar (`python -m teaminbox serve`, JSON-RPC with LSP framing over stdio) and
+// exposes it as a SidecarPort: typed requests and typed events that the cache, the notifier and
+// the status bar subscribe to. vscode-jsonrpc alone, not vscode-languageclient: the sidecar is not
+// a language server for documents, and the full client costs ~0.3 s of module load before the
+// Python process could even start.
+import * as cp from 'child_process';
 import * as vscode from 'vscode';
-import {
-  CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, ServerOptions, State,
-} from 'vscode-languageclient/node';
+import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { bundledLibs, checkPython, findPython, PythonChoice, PythonError, sidecarEnv } from './python';
 import { openPythonSetting } from './settings';
 import type { SidecarPort, SidecarState } from './sidecarPort';
@@ -14,22 +16,23 @@ import {
 export type { SidecarState } from './sidecarPort';
 
 /** What a (re)start needs, read fresh each time: settings and workspace folders may have changed. */
-export interface SidecarConfig { python: string; options: InitializationOptions }
+export interface SidecarConfig { python: string; options: InitializationOptions; pycache?: string }
 
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
+const START_TIMEOUT_MS = 60_000;
 
-/** The sidecar explains its own failures once; the client's extra pop-ups would only repeat them. */
-class QuietLanguageClient extends LanguageClient {
-  override error(message: string, data?: unknown): void {
-    super.error(message, data, false);
-  }
+/** One sidecar process and its connection. */
+interface Session {
+  proc: cp.ChildProcess;
+  conn: MessageConnection;
+  exited: Promise<number | null>;
+  stopping: boolean;
 }
 
 export class SidecarClient implements SidecarPort, vscode.Disposable {
-  private client: LanguageClient | undefined;
+  private session: Session | undefined;
   private startPromise: Promise<void> | undefined;
-  private stopping = false;
   private crashes: number[] = [];
   private _state: SidecarState = 'stopped';
   private _error: string | undefined;
@@ -70,55 +73,67 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
-    if (this.client) return;
+    if (this.session) return;
     this.setState('starting');
-    const { python: setting, options } = this.config();
+    const { python: setting, options, pycache } = this.config();
     const libs = bundledLibs(this.extensionPath);
     const python = await findPython(setting, this.log);
     this.log.info(`Starting sidecar: ${python.command} (${python.source})` +
       (libs ? ` with PYTHONPATH=${libs}` : ' with the interpreter\'s own teaminbox package (no bundled/libs)'));
     this.log.info(`initializationOptions: ${JSON.stringify(options)}`);
-    const serverOptions: ServerOptions = {
-      command: python.command,
-      args: ['-m', 'teaminbox', 'serve'],
-      // no `transport`: TransportKind.stdio would append a --stdio argument; pipes are stdio anyway
-      options: { env: sidecarEnv(libs) },
-    };
-    const clientOptions: LanguageClientOptions = {
-      documentSelector: [], // not a language server for documents
-      outputChannel: this.log,
-      initializationOptions: options,
-      errorHandler: {
-        error: () => ({ action: ErrorAction.Continue, handled: true }),
-        closed: () => this.onClosed(),
-      },
-    };
-    const client = new QuietLanguageClient('teamInbox', 'Team Inbox', serverOptions, clientOptions);
-    client.onNotification(Notifications.didChange, (p: DidChangeParams) => {
-      this.log.info(`didChange ${p.team}/${p.inbox} +${p.added.length} -${p.removed.length} ~${p.updated.length}`);
-      this.changeEmitter.fire(p);
-    });
-    client.onNotification(Notifications.teamsChanged, () => this.teamsEmitter.fire());
-    client.onNotification(Notifications.unread, (p: UnreadParams) => this.unreadEmitter.fire(p));
-    client.onNotification(Notifications.replied, (p: RepliedParams) => this.repliedEmitter.fire(p));
-    client.onDidChangeState(e => {
-      // the client's own restart after a crash comes back here
-      if (this.client === client && e.newState === State.Running && this._state !== 'running') this.setState('running');
-    });
-    this.client = client;
-    this.initOptions = options;
+    let session: Session | undefined;
+    const t0 = Date.now();
     try {
-      // skipping a separate interpreter probe saves a Python start (~0.8 s) on the way to the teams;
-      // the probe only runs below, to explain a failure
-      await client.start();
+      // no separate interpreter probe first: it would cost a whole Python start on the way to the
+      // teams; explainFailure runs it only when the start fails
+      session = this.spawn(python, libs, pycache);
+      this.session = session;
+      await withTimeout(Promise.race([
+        session.conn.sendRequest('initialize', {
+          processId: process.pid, clientInfo: { name: 'Team Inbox' }, rootUri: null, capabilities: {}, initializationOptions: options,
+        }),
+        session.exited.then(code => { throw new Error(`the sidecar exited (code ${code}) during start-up`); }),
+      ]), START_TIMEOUT_MS, 'the sidecar did not answer initialize');
+      await session.conn.sendNotification('initialized', {});
+      this.initOptions = options;
+      this.log.info(`sidecar running: ${Date.now() - t0} ms from spawn to initialized`);
       this.setState('running');
     } catch (e) {
-      this.client = undefined;
-      void client.dispose().catch(() => undefined);
+      if (session) { this.session = undefined; this.kill(session); }
       await this.explainFailure(python, libs, e);
     }
   }
 
+  private spawn(python: PythonChoice, libs: string | undefined, pycache: string | undefined): Session {
+    const proc = cp.spawn(python.command, ['-m', 'teaminbox', 'serve'], { env: sidecarEnv(libs, pycache), stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>(resolve => {
+      proc.on('exit', code => resolve(code));
+      proc.on('error', e => { this.log.error(`sidecar process: ${e.message}`); resolve(null); });
+    });
+    let tail = '';
+    proc.stderr?.setEncoding('utf8');
+    proc.stderr?.on('data', (chunk: string) => {
+      const lines = (tail + chunk).split('\n');
+      tail = lines.pop() ?? '';
+      for (const l of lines) if (l.trim()) this.log.warn(`[sidecar] ${l}`);
+    });
+    const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    conn.onNotification(Notifications.didChange, (p: DidChangeParams) => {
+      this.log.info(`didChange ${p.team}/${p.inbox} +${p.added.length} -${p.removed.length} ~${p.updated.length}`);
+      this.changeEmitter.fire(p);
+    });
+    conn.onNotification(Notifications.teamsChanged, () => this.teamsEmitter.fire());
+    conn.onNotification(Notifications.unread, (p: UnreadParams) => this.unreadEmitter.fire(p));
+    conn.onNotification(Notifications.replied, (p: RepliedParams) => this.repliedEmitter.fire(p));
+    conn.onNotification('window/logMessage', (p: { message?: string }) => this.log.info(`[sidecar] ${p.message ?? ''}`));
+    conn.onError(([e]) => this.log.warn(`sidecar connection: ${e.message}`));
+    conn.listen();
+    const session: Session = { proc, conn, exited, stopping: false };
+    void exited.then(code => this.onExit(session, code));
+    return session;
+  }
+
+  /** Tells why the start failed: a missing or old Python gets its own words and button. */
   private async explainFailure(python: PythonChoice, libs: string | undefined, e: unknown): Promise<void> {
     let msg = `Team Inbox sidecar failed to start: ${e instanceof Error ? e.message : e}`;
     let button = 'Show Log';
@@ -136,32 +151,47 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     });
   }
 
-  /** The process went away: restart it a few times, then give up with one message. */
-  private onClosed(): { action: CloseAction; handled: boolean; message?: string } {
-    if (this.stopping || this._state !== 'running') return { action: CloseAction.DoNotRestart, handled: true };
+  /** The process went away on its own: start a new one a few times, then give up with one message. */
+  private onExit(session: Session, code: number | null): void {
+    session.conn.dispose();
+    if (session.stopping || this.session !== session) return;
+    this.session = undefined;
+    if (this._state !== 'running') return; // a failed start: explainFailure reports it
     const now = Date.now();
     this.crashes = this.crashes.filter(t => now - t < RESTART_WINDOW_MS).concat(now);
     if (this.crashes.length <= MAX_RESTARTS) {
-      this.log.warn(`The sidecar stopped; restarting it (${this.crashes.length} of ${MAX_RESTARTS})`);
-      this.setState('starting');
-      return { action: CloseAction.Restart, handled: true };
+      this.log.warn(`The sidecar exited (code ${code}); restarting it (${this.crashes.length} of ${MAX_RESTARTS})`);
+      void this.start();
+      return;
     }
     const msg = `The Team Inbox sidecar stopped ${MAX_RESTARTS + 1} times in 3 minutes; see the log.`;
     this.log.error(msg);
     this.setState('failed', msg);
     void vscode.window.showErrorMessage(msg, 'Show Log').then(c => { if (c) this.log.show(); });
-    return { action: CloseAction.DoNotRestart, handled: true };
   }
 
   async stop(): Promise<void> {
     if (this.startPromise) await this.startPromise.catch(() => undefined);
-    const client = this.client;
-    this.client = undefined;
-    if (client) {
-      this.stopping = true;
-      try { await client.stop(5000); } catch (e) { this.log.warn(`stopping the sidecar: ${e}`); } finally { this.stopping = false; }
+    const session = this.session;
+    this.session = undefined;
+    if (session) {
+      session.stopping = true;
+      try {
+        await withTimeout(session.conn.sendRequest('shutdown'), 2000, 'shutdown');
+        await session.conn.sendNotification('exit');
+        await withTimeout(session.exited, 3000, 'exit');
+      } catch (e) {
+        this.log.warn(`stopping the sidecar: ${e instanceof Error ? e.message : e}`);
+        this.kill(session);
+      }
+      session.conn.dispose();
     }
     this.setState('stopped');
+  }
+
+  private kill(session: Session): void {
+    session.stopping = true;
+    if (session.proc.exitCode === null && !session.proc.killed) session.proc.kill();
   }
 
   async restart(): Promise<void> {
@@ -173,15 +203,23 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   /** Sends a request once the sidecar runs (starting it if it is stopped); throws when it cannot run. */
   async request<M extends RequestMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
     if (this.startPromise) await this.startPromise;
-    if (!this.client && this._state === 'stopped') await this.start();
-    const client = this.client;
-    if (!client || this._state === 'failed') throw new Error(this._error ?? 'The Team Inbox sidecar is not running.');
+    if (!this.session && this._state === 'stopped') await this.start();
+    const session = this.session;
+    if (!session || this._state !== 'running') throw new Error(this._error ?? 'The Team Inbox sidecar is not running.');
     this.requestCounts[method] = (this.requestCounts[method] ?? 0) + 1;
-    return client.sendRequest<ResultOf<M>>(method, params);
+    return session.conn.sendRequest<ResultOf<M>>(method, params);
   }
 
   dispose(): void {
     void this.stop();
     for (const e of [this.stateEmitter, this.changeEmitter, this.teamsEmitter, this.unreadEmitter, this.repliedEmitter]) e.dispose();
   }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms); }),
+  ]);
 }

@@ -5,7 +5,7 @@ export function msg(over: Partial<Message> = {}): Message {
     id: 'm1', team: 'claude:alpha', inbox: 'user', format: 'claude', from: 'researcher', to: 'user',
     type: 'message', text: 'Found the bug in auth.ts\nDetails follow', summary: null, color: 'blue',
     timestamp: '2026-02-09T17:12:32.316Z', read: false, payload: null, structured: null, raw: {},
-    archived: false, seen: false, ...over,
+    archived: false, seen: false, fromName: 'researcher', delivery: null, ...over,
   };
 }
 

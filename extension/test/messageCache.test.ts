@@ -136,3 +136,14 @@ test('markSeenLocally flips the rows at once; a restart of the sidecar drops the
   assert.equal(cache.isLoaded, false);
   assert.deepEqual(changes.at(-1), { kind: 'teams' });
 });
+
+test('a teamsChanged that brings nothing new does not redraw the tree', async () => {
+  const { side, cache, changes } = setup();
+  await cache.loadTeams();
+  side.teamsChanged.fire(); // e.g. the one after the sidecar's first scan
+  await new Promise(r => setTimeout(r, 10));
+  assert.equal(side.count('teamInbox/teams'), 2);
+  assert.deepEqual(changes, []);
+  await cache.refreshAll(); // the manual Refresh always redraws (its pages are dropped)
+  assert.deepEqual(changes, [{ kind: 'teams' }]);
+});
