@@ -829,11 +829,14 @@ def rewrite(
     return update(fmt, path, build, timeout=timeout, mode=mode)
 
 
-_ENTRY_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
+# An object where an array element can start: a line's start (any indented layout), or
+# after `[` or `,` (a file written on one line, as JSON.stringify without indent does).
+_ENTRY_START = re.compile(r"(?:^|[\[,])[ \t\r\n]*\{", re.MULTILINE)
 
 
 def _scan_objects(data: bytes) -> list[Any]:
-    """Every JSON object that starts a line and decodes: what survives in a broken file."""
+    """Every JSON object that starts a line or follows `[` or `,` and decodes: what
+    survives in a broken file (objects inside one already taken are skipped)."""
     text = data.decode("utf-8", errors="replace")
     decoder = json.JSONDecoder()
     found: list[Any] = []
