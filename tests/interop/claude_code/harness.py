@@ -960,6 +960,19 @@ class Session:
             ]
             (self.base / "api-requests.json").write_text(json.dumps(reqs, indent=1))
             (self.base / "pty.txt").write_text(self.pty.text() if self.pty else "")
+            recording = {
+                path: [
+                    [
+                        round(v.t, 4),
+                        v.source,
+                        None if v.data is None else v.data.decode("utf-8", "replace"),
+                    ]
+                    for v in self.recorder.versions(path)
+                ]
+                for path in self.recorder.paths("*")
+                if not path.startswith("projects/")
+            }
+            (self.base / "recording.json").write_text(json.dumps(recording, indent=1))
             (self.base / "events.txt").write_text(
                 "".join(f"{t:.4f} {k} {a} {b}\n" for t, k, a, b in self.recorder.events)
             )
