@@ -161,6 +161,8 @@ class Tracker:
     def _archive_teams(self, ended: set[str]) -> None:
         """Save each live team as it looks now (when it changed); mark vanished ones ended."""
         for tid, r in self.rosters.items():
+            if r.team.config is None and (tid in self._saved or self.history.team_body(tid)):
+                continue  # a folder being deleted loses its config first: keep the last roster
             body = orjson.dumps(converter.unstructure(describe(r)))
             if self._saved.get(tid) != body:
                 self.history.save_team(tid, body)
@@ -373,6 +375,13 @@ class Tracker:
         for m in team.members:
             m.unread = 0
         return team
+
+    def live_path(self, team: str, inbox: str) -> str | None:
+        """The inbox's path, None for an ended team."""
+        try:
+            return self.state(team, inbox).path
+        except TeamEnded:
+            return None
 
     def team_list(self, include_ended: bool = True) -> list[Team]:
         out = [self._live_team(tid) for tid in self.rosters]

@@ -29,7 +29,8 @@ def setup(server: TeamInboxServer) -> None:
     async def messages(ls: TeamInboxServer, p: MessagesParams) -> MessagesResult:
         tracker = ls.tracker
         assert tracker is not None
-        await ls.refresh({await ls.in_state(lambda: tracker.state(p.team, p.inbox).path)})
+        path = await ls.in_state(lambda: tracker.live_path(p.team, p.inbox))
+        await ls.refresh({path} if path else set())
 
         def page() -> MessagesResult:
             msgs, total, unread = tracker.page(
