@@ -1,23 +1,62 @@
-"""The `teaminbox` command."""
+"""The `teaminbox` command: list teams, read, send, mark read, compact, repair, doctor,
+and the JSON-RPC sidecar (`serve`) and the demo.
+
+Every error is one line on stderr (`teaminbox: ...`) and exit status 1; argparse's usage
+errors are 2; a broadcast that reached only some recipients is 3. Output cut short by its
+reader (`teaminbox teams | head -1`) ends the command quietly, as coreutils do.
+"""
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
-from . import maintenance, marking, sending
+from . import __version__, maintenance, marking, sending
 from .discovery import Roster, Settings, describe, find_teams, resolve_team, roster
 from .errors import InvalidParams, TeamInboxError
-from .model import Message, Team, converter
+from .formats.claude import COLORS
+from .model import Member, Message, Team, converter
+from .render import describe_message, plural
 from .store import messages, read
 
+EXIT_OK = 0
 EXIT_ERROR = 1
+EXIT_USAGE = 2  # argparse's own
 EXIT_PARTIAL = 3
+EXIT_INTERRUPTED = 130
+
+EPILOG = f"""\
+teams:
+  A team is claude:<dir> (a folder of ~/.claude/teams), pseudoclaude:<dir> (of
+  ~/.PseudoClaude/teams) or filebus:<dir> (a folder holding .team/, the
+  one-file-per-message bus); the bare <dir> works when only one format has it.
+  INBOX is an inbox name, a member name or an agent id.
+
+you:
+  Claude: you are user; you send into the lead's and the teammates' inboxes and
+  Claude Code prunes what it delivers. PseudoClaude: you are the lead; a runner
+  consumes every inbox, the lead's too. filebus: you are user; each message is a
+  file its reader deletes. --identity changes who you are.
+
+roots:
+  Teams are looked for under $CLAUDE_CONFIG_DIR/teams (else ~/.claude/teams),
+  ~/.PseudoClaude/teams, every --root and every root in TEAMINBOX_ROOTS,
+  separated by '{os.pathsep}' (like --root: [FORMAT=]PATH).
+
+exit status:
+  0    ok
+  1    an error, said in one line on stderr
+  2    a usage error: an unknown command or option, a missing argument
+  3    a broadcast that reached only some recipients
+  130  interrupted (Ctrl-C)
+"""
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -80,33 +119,62 @@ def _message_text(path: str | None) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _first_line(text: str, width: int = 100) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= width else line[: width - 1] + "…"
+def _no_teams(settings: Settings) -> str:
+    if not settings.roots:
+        return "no teams found: no roots to look in (give --root PATH, or TEAMINBOX_ROOTS)"
+    return "no teams found under: " + ", ".join(r.path for r in settings.roots)
 
 
-def _show_team(team: Team) -> None:
-    unread = sum(m.unread for m in team.members)
-    print(f"{team.id}  ({len(team.members)} inboxes, {unread} unread)  {team.dir}")
-    if team.error:
-        print(f"  ! {team.error.message}")
-    for m in team.members:
-        flags = (("lead", m.lead), ("yours", m.owned), ("phantom", m.phantom))
-        marks = [k for k, on in flags if on]
-        tag = f" [{', '.join(marks)}]" if marks else ""
-        label = m.name if m.name == m.inbox else f"{m.name} ({m.inbox})"
-        print(f"  {label:<40} {m.total:>6} total {m.unread:>6} unread{tag}")
-        if m.error:
-            print(f"    ! {m.error.message}")
+def _tags(m: Member) -> str:
+    flags = (
+        ("lead", m.lead),
+        ("yours", m.owned),
+        ("phantom", m.phantom),
+        ("left", m.left),
+    )
+    marks = [k for k, on in flags if on]
+    return f"[{', '.join(marks)}]" if marks else ""
 
 
-def _show_message(msg: Message) -> None:
-    state = "read" if msg.read else "UNREAD"
-    print(f"{msg.id}  {msg.timestamp}  {msg.from_} -> {msg.to}  ({msg.type}, {state})")
-    if msg.summary:
-        print(f"  summary: {msg.summary}")
-    for line in msg.text.splitlines() or [""]:
-        print(f"  {line}")
+def _show_teams(teams: list[Team]) -> None:
+    """One line per inbox in columns that line up across teams: the member's name, the
+    counts, the tags, then the inbox's own name where it differs (PseudoClaude's agent ids
+    are long)."""
+    members = [m for t in teams for m in t.members]
+    name_w = max([len(m.name) for m in members] + [4])
+    num_w = max([len(str(n)) for m in members for n in (m.total, m.unread)] + [3])
+    tag_w = max([len(_tags(m)) for m in members] + [0])
+    for team in teams:
+        unread = sum(m.unread for m in team.members)
+        count = plural(len(team.members), "inbox", "inboxes")
+        print(f"{team.id}  ({count}, {unread} unread)  {team.dir}")
+        if team.error:
+            print(f"  ! {team.error.message}")
+        for m in team.members:
+            inbox = m.inbox if m.inbox != m.name else ""
+            line = (
+                f"  {m.name:<{name_w}}  {m.total:>{num_w}} total  {m.unread:>{num_w}} unread"
+                f"  {_tags(m):<{tag_w}}  {inbox}"
+            )
+            print(line.rstrip())
+            if m.error:
+                print(f"    ! {m.error.message}")
+
+
+def _show_message(msg: Message, r: Roster) -> None:
+    """A header line, then a frame in words (one line) or the text as written."""
+    state = "archived" if msg.archived else "read" if msg.read else "UNREAD"
+    who = f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"
+    print(f"{msg.id}  {msg.timestamp}  {who}  ({msg.type}, {state})")
+    if msg.structured is not None:
+        print(f"  {describe_message(msg)}")
+    else:
+        if msg.summary:
+            print(f"  summary: {msg.summary}")
+        for line in msg.text.splitlines() or [""]:
+            print(f"  {line}")
+        if msg.payload:
+            print(f"  payload: {orjson.dumps(msg.payload).decode()}")
     print()
 
 
@@ -115,10 +183,31 @@ def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         _print_json({"teams": converter.unstructure(teams)})
     elif not teams:
-        print("no teams found under: " + ", ".join(r.path for r in settings.roots))
-    for team in teams if not args.json else []:
-        _show_team(team)
-    return 0
+        print(_no_teams(settings))
+    else:
+        _show_teams(teams)
+    return EXIT_OK
+
+
+def _by_time(m: Message) -> str:
+    return m.timestamp
+
+
+def _archived(
+    args: argparse.Namespace, r: Roster, member: Member, present: list[Message]
+) -> list[Message]:
+    """The inbox's messages that are no longer in its file (delivered and pruned, consumed,
+    compacted), from the history. What the file holds now is recorded first, and what
+    the history had there but the file lost is marked gone, as the server does."""
+    tid, inbox = r.team.id, member.inbox
+    here = {m.id for m in present}
+    history = _history(args)
+    try:
+        history.record(tid, inbox, present, history.known_ids(tid, inbox) - here)
+        old: list[Message] = history.archived(tid, inbox)
+    finally:
+        history.close()
+    return sorted((m for m in old if m.id not in here), key=_by_time)
 
 
 def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
@@ -127,24 +216,30 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
     fmt = r.team.fmt
     snap = read(fmt, r.team.inbox_path(member.inbox))
     msgs = messages(fmt, snap, r.team.id, member.inbox)
+    total = len(snap.entries) - len(snap.problems)
     unread = sum(1 for m in msgs if not m.read)
-    if args.unread:
+    archived = _archived(args, r, member, msgs) if args.archived else []
+    if args.unread:  # archived messages were delivered: never unread
         msgs = [m for m in msgs if not m.read]
+    elif archived:  # by time, as the server's pages are (oldest first here)
+        msgs = list(heapq.merge(msgs, archived, key=_by_time))
     if args.json:
-        _print_json(
-            {
-                "messages": converter.unstructure(msgs),
-                "total": len(snap.entries) - len(snap.problems),
-                "unread": unread,
-            }
-        )
-        return 0
+        out: dict[str, Any] = {
+            "messages": converter.unstructure(msgs),
+            "total": total,
+            "unread": unread,
+        }
+        if args.archived:
+            out["archived"] = len(archived)
+        _print_json(out)
+        return EXIT_OK
     for p in snap.problems:
         print(f"! {snap.path}: entry {p.index} skipped: {p.reason}", file=sys.stderr)
     for msg in msgs:
-        _show_message(msg)
-    print(f"{member.inbox}: {len(snap.entries) - len(snap.problems)} messages, {unread} unread")
-    return 0
+        _show_message(msg, r)
+    tally = f"{member.name}: {plural(total, 'message')}, {unread} unread"
+    print(tally + (f", {len(archived)} archived" if args.archived else ""))
+    return EXIT_OK
 
 
 def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
@@ -158,7 +253,7 @@ def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
         print(f"teaminbox: not sent to {res.recipient}: {res.error}", file=sys.stderr)
     if failed:
         return EXIT_PARTIAL if len(failed) < len(results) else EXIT_ERROR
-    return 0
+    return EXIT_OK
 
 
 def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
@@ -183,144 +278,212 @@ def cmd_broadcast(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_mark_read(args: argparse.Namespace, settings: Settings) -> int:
     r = _roster(settings, args.team)
     member = r.resolve_inbox(args.inbox)
-    if marking.writes_file(r, member) or args.discard:
+    fmt = r.team.fmt
+    if args.discard and not fmt.has_read_flag:
+        raise InvalidParams(
+            f"{r.team.format} inboxes have no read flag, so --discard does not apply: each"
+            " message is a file its reader deletes; without --discard, mark-read records the"
+            " seen state"
+        )
+    writes = marking.writes_file(r, member)
+    if writes or args.discard:
         n = marking.set_read(r, member, args.ids, every=args.all, discard=args.discard)
+        done = f"marked {plural(n, 'message')} read"
+        if not writes:
+            done += f" in the file: {member.name}'s runner will not get them"
     else:
         n = _mark_seen(args, r, member)
+        if fmt.has_read_flag:
+            why = (
+                f"the file is left to {member.name}'s runner; --discard writes read: true"
+                " there, and the runner then drops them undelivered"
+            )
+        else:
+            why = "the message files are left to their reader"
+        done = f"marked {plural(n, 'message')} seen ({why})"
     if args.json:
         _print_json({"marked": n})
     else:
-        print(f"marked {n} read")
-    return 0
+        print(done)
+    return EXIT_OK
 
 
 def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
     r = _roster(settings, args.team)
     path, kept, dropped, backup = maintenance.repair(r, r.resolve_inbox(args.inbox))
+    entries = plural(kept, "entry", "entries")
     if args.json:
         _print_json({"path": path, "kept": kept, "dropped": dropped, "backup": backup})
     elif backup is None:
-        print(f"{path}: healthy, {kept} entries; nothing to repair")
+        print(f"{path}: healthy, {entries}; nothing to repair")
     else:
-        print(f"{path}: kept {kept} entries, dropped {dropped}; original saved as {backup}")
-    return 0
+        print(f"{path}: kept {entries}, dropped {dropped}; original saved as {backup}")
+    return EXIT_OK
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    teams = find_teams(settings.roots)
     findings = maintenance.doctor(settings)
     if args.json:
         _print_json({"findings": converter.unstructure(findings)})
+    elif not teams:
+        print(_no_teams(settings))
     elif not findings:
-        print("all inboxes healthy")
+        print(f"all inboxes healthy ({plural(len(teams), 'team')})")
     for f in findings if not args.json else []:
         print(f"{f.kind:<14} {f.path}\n{'':<15}{f.message}")
-    return 1 if any(f.kind == "corrupt" for f in findings) else 0
+    return EXIT_ERROR if any(f.kind == "corrupt" for f in findings) else EXIT_OK
+
+
+JSON_HELP = "machine-readable output (JSON, camelCase keys as in docs/protocol.md)"
+HISTORY_HELP = "the history database (default: history.db in the user data folder)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="teaminbox",
-        description="Read, send and mark read Claude Code and PseudoClaude team inboxes.",
+        description="Read, send and mark read the inboxes of agent teams: Claude Code agent"
+        " teams, PseudoClaude teams and the one-file-per-message bus (filebus).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"teaminbox {__version__}")
     p.add_argument(
         "--root",
         action="append",
         metavar="[FORMAT=]PATH",
-        help="an extra teams folder (repeatable); FORMAT is claude or pseudoclaude",
+        help="also look for teams here (repeatable): a teams folder, a team, or a folder"
+        " holding .team/; FORMAT (claude, pseudoclaude, filebus; any case) skips detection",
     )
     p.add_argument(
         "--no-default-roots",
         action="store_true",
-        help="skip ~/.claude/teams and ~/.PseudoClaude/teams",
+        help="skip $CLAUDE_CONFIG_DIR/teams (else ~/.claude/teams) and ~/.PseudoClaude/teams",
     )
     p.add_argument(
         "--identity",
         action="append",
         metavar="[FORMAT=]NAME",
-        help="who you are (default: user for Claude, the lead for PseudoClaude)",
+        help="who you are (default: user for Claude and filebus, the lead for PseudoClaude)",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help: str, json: bool = True) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help)
         if json:
-            sp.add_argument("--json", action="store_true", help="machine-readable output")
+            sp.add_argument("--json", action="store_true", help=JSON_HELP)
         return sp
 
-    add("teams", "list teams, members and unread counts").set_defaults(func=cmd_teams)
+    add("teams", "list teams, their inboxes and unread counts").set_defaults(func=cmd_teams)
 
-    sp = add("read", "print an inbox's messages, oldest first")
-    sp.add_argument("team")
+    sp = add("read", "print an inbox's messages, oldest first; protocol frames in words")
+    sp.add_argument("team", help="claude:<dir>, pseudoclaude:<dir>, filebus:<dir> or <dir>")
     sp.add_argument("inbox", help="inbox name, member name or agent id")
     sp.add_argument("--unread", action="store_true", help="only unread messages")
+    sp.add_argument(
+        "--archived",
+        action="store_true",
+        help="also the messages no longer in the file (delivered and pruned by Claude Code,"
+        " consumed on the file bus, compacted), from the history database",
+    )
+    sp.add_argument("--history", metavar="PATH", help=HISTORY_HELP)
     sp.set_defaults(func=cmd_read)
 
     for name, helptext in (
-        ("send", "send a message to a member (or * for everyone)"),
+        ("send", "send a message to a member (or * for everyone but you)"),
         ("broadcast", "send a message to every member but you"),
     ):
         sp = add(name, helptext)
-        sp.add_argument("team")
+        sp.add_argument("team", help="claude:<dir>, pseudoclaude:<dir>, filebus:<dir> or <dir>")
         if name == "send":
-            sp.add_argument("to", help="member name, agent id, or * / broadcast")
-        sp.add_argument("text", nargs="?", help="message text; - reads it from stdin")
-        sp.add_argument("--file", help="read the message text from a file")
-        sp.add_argument("--summary")
-        sp.add_argument("--type", help="message type (default: plain text)")
-        sp.add_argument("--payload", help="JSON object: structured fields for --type")
-        sp.add_argument("--color")
-        sp.add_argument("--from", dest="sender", help="send as NAME instead of your identity")
+            sp.add_argument("to", help="member name or agent id; * (or broadcast) for everyone")
+        sp.add_argument("text", nargs="?", help="the message; - reads it from stdin")
+        sp.add_argument("--file", help="read the message from a file (UTF-8)")
+        sp.add_argument("--summary", help="a short summary, shown in previews and notifications")
+        sp.add_argument(
+            "--type",
+            help="a protocol frame's type (shutdown_request, plan_approval_response, ...);"
+            " default: a plain message",
+        )
+        sp.add_argument("--payload", help="JSON object: the frame's fields, with --type")
+        sp.add_argument(
+            "--color",
+            metavar="COLOR",
+            help=f"the sender's color in Claude Code: {', '.join(COLORS)}",
+        )
+        sp.add_argument("--from", dest="sender", metavar="NAME", help="send as NAME, not as you")
         sp.set_defaults(func=cmd_send if name == "send" else cmd_broadcast)
 
     sp = add(
         "mark-read",
-        "mark messages read: your own inbox's file gets read: true; an agent's inbox"
-        " (which its runner consumes) only the seen state, unless --discard",
+        "mark messages read: your own inbox's file gets read: true; an agent's inbox (which"
+        " its runner consumes) only the seen state, unless --discard",
     )
     sp.add_argument("team")
-    sp.add_argument("inbox")
+    sp.add_argument("inbox", help="inbox name, member name or agent id")
     sp.add_argument("ids", nargs="*", help="message ids (see `read --json`)")
-    sp.add_argument("--all", action="store_true", help="every unread message")
+    sp.add_argument("--all", action="store_true", help="every unread message (instead of ids)")
     sp.add_argument(
         "--discard",
         action="store_true",
         help="write read: true into an agent's inbox: its runner then DROPS those messages"
         " undelivered",
     )
-    sp.add_argument("--history", help="history database (default: in the user data folder)")
+    sp.add_argument("--history", metavar="PATH", help=HISTORY_HELP)
     sp.set_defaults(func=cmd_mark_read)
 
-    sp = add("repair", "salvage the valid entries of a corrupt inbox (original kept)")
+    sp = add("repair", "salvage the complete entries of a corrupt inbox (the original is kept)")
     sp.add_argument("team")
-    sp.add_argument("inbox")
+    sp.add_argument("inbox", help="inbox name, member name or agent id")
     sp.set_defaults(func=cmd_repair)
 
-    add("doctor", "report stale locks, corrupt files, phantom inboxes, temp files").set_defaults(
-        func=cmd_doctor
-    )
+    add(
+        "doctor", "report stale locks, corrupt files, phantom inboxes, leftover temp files"
+    ).set_defaults(func=cmd_doctor)
     _add_more(sub)
     return p
 
 
 def _add_more(sub: Any) -> None:
     """Commands whose modules pull in heavier dependencies, imported on use."""
-    sp = sub.add_parser("serve", help="run the JSON-RPC sidecar over stdio")
+    about = (
+        "run the JSON-RPC sidecar that the VS Code extension talks to: JSON-RPC 2.0 with LSP"
+        " framing over stdio (see docs/protocol.md)"
+    )
+    sp = sub.add_parser("serve", help="run the JSON-RPC sidecar over stdio", description=about)
     sp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
     # vscode-languageclient appends --stdio in stdio mode; stdio is the default anyway.
     sp.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_serve)
 
-    sp = sub.add_parser("demo", help="create demo teams, or run simulated teammates")
+    about = (
+        "init: create demo teams (one of each format: Claude, PseudoClaude, filebus) in a"
+        " scratch folder; teammates: run simulated teammates there that consume their"
+        " inboxes and answer. scripts/demo.sh runs the whole demo"
+    )
+    sp = sub.add_parser(
+        "demo", help="create demo teams, or run simulated teammates", description=about
+    )
     sp.add_argument("action", choices=["init", "teammates"])
-    sp.add_argument("--home", help="scratch folder (default: /tmp/teaminbox-demo)")
-    sp.add_argument("--duration", type=float, help="seconds to run the teammates")
+    sp.add_argument(
+        "--home", help="scratch folder (default: $TEAMINBOX_DEMO_HOME or /tmp/teaminbox-demo)"
+    )
+    sp.add_argument(
+        "--duration", type=float, help="seconds to run the teammates (default: until Ctrl-C)"
+    )
     sp.set_defaults(func=cmd_demo)
 
-    sp = sub.add_parser("compact", help="archive and prune the read entries of your own inbox")
+    about = (
+        "archive your own inbox in the history database, then prune its read entries from"
+        " the file (Claude teams: agents' own writers give up on big inboxes)"
+    )
+    sp = sub.add_parser(
+        "compact", help="archive and prune the read entries of your own inbox", description=about
+    )
     sp.add_argument("team")
     sp.add_argument("inbox", nargs="?", help="default: your own inbox")
-    sp.add_argument("--history", help="history database (default: in the user data folder)")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--history", metavar="PATH", help=HISTORY_HELP)
+    sp.add_argument("--json", action="store_true", help=JSON_HELP)
     sp.set_defaults(func=cmd_compact)
 
 
@@ -332,28 +495,35 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     home = Path(args.home) if args.home else demo.default_home()
     if args.action == "init":
         demo.init(home)
-        print(f"demo teams in {home}: claude:{demo.CLAUDE_TEAM}, pseudoclaude:{demo.PC_TEAM}")
         print(
-            f"  roots: --root claude={home}/.claude/teams"
-            f" --root pseudoclaude={home}/.PseudoClaude/teams"
+            f"demo teams in {home}: claude:{demo.CLAUDE_TEAM}, pseudoclaude:{demo.PC_TEAM},"
+            f" filebus:{demo.BUS_TEAM}"
         )
+        print("  roots: " + " ".join(f"--root {spec}" for spec in demo.root_specs(home)))
     else:
         print(f"simulated teammates answering in {home} (Ctrl-C stops)", flush=True)
         demo.simulate(home, duration=args.duration)
-    return 0
+    return EXIT_OK
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from .server import serve
 
     serve(args.tcp)
-    return 0
+    return EXIT_OK
 
 
 def _history(args: argparse.Namespace) -> Any:
-    from .history import History
+    from .history import History, default_path
 
-    return History(getattr(args, "history", None))
+    path = getattr(args, "history", None)
+    try:
+        return History(path)
+    except (OSError, sqlite3.Error) as err:
+        reason = _os_error(err) if isinstance(err, OSError) else str(err)
+        raise TeamInboxError(
+            f"cannot open the history database {path or default_path()}: {reason}"
+        ) from None
 
 
 def _mark_seen(args: argparse.Namespace, r: Roster, member: Any) -> int:
@@ -385,11 +555,27 @@ def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         _print_json(converter.unstructure(res))
     else:
-        print(
-            f"{res.team} {res.inbox}: archived and pruned {res.removed} read entries,"
-            f" {res.kept} left"
-        )
-    return 0
+        pruned = plural(res.removed, "read entry", "read entries")
+        print(f"{res.team} {res.inbox}: archived and pruned {pruned}, {res.kept} left")
+    return EXIT_OK
+
+
+def _os_error(err: OSError) -> str:
+    """`PATH: reason`, without Python's `[Errno N]`."""
+    reason = err.strerror or str(err)
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {reason}" if paths else reason
+
+
+def _drop_output() -> None:
+    """stdout's reader has gone (`teaminbox teams | head -1`): whatever is left to print
+    goes nowhere, so that neither this command nor the interpreter's exit complains."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (an embedding caller)
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -397,15 +583,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = _settings(args)
         code: int = args.func(args, settings)
-        return code
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Only printing is left once a command writes its output: the work is done.
+        _drop_output()
+        return EXIT_OK
     except TeamInboxError as err:
         print(f"teaminbox: {err.message}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as err:
-        print(f"teaminbox: {err}", file=sys.stderr)
+        print(f"teaminbox: {_os_error(err)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    return code
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
-"""A demo: two teams (one per format) in a scratch folder, and simulated teammates.
+"""A demo: three teams (one per format) in a scratch folder, and simulated teammates.
 
-The teammates behave as the real runners do: they poll their own inbox,
-consume unread messages (marking them read), and answer into the person's
-inbox under the proper lock.
+`<home>/.claude/teams/demo-team` (Claude Code), `<home>/.PseudoClaude/teams/demo-pc`
+(PseudoClaude) and `<home>/demo-bus/.team/` (the seed's one-file-per-message bus, in
+a workspace-style folder). The teammates behave as the real runners do: they poll
+their own inbox, consume unread messages (marking them read; on the file bus, deleting
+each file as the seed's reader does), and answer into the person's inbox under the
+proper lock (on the file bus: a temp file renamed into place).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import uuid
 from pathlib import Path
 
 from . import marking
@@ -20,7 +24,9 @@ from .store import messages, read
 
 CLAUDE_TEAM = "demo-team"
 PC_TEAM = "demo-pc"
+BUS_TEAM = "demo-bus"  # the workspace folder holding `.team/`
 TEAMMATES = {CLAUDE_TEAM: ["researcher", "tester"], PC_TEAM: ["coder"]}
+BUS_TEAMMATES = ["reviewer"]
 
 
 def _write(path: Path, value: object) -> None:
@@ -33,7 +39,62 @@ def roots(home: Path) -> list[Root]:
     return [
         Root(str(home / ".claude" / "teams"), "claude"),
         Root(str(home / ".PseudoClaude" / "teams"), "pseudoclaude"),
+        Root(str(home / BUS_TEAM), "filebus"),
     ]
+
+
+def root_specs(home: Path) -> list[str]:
+    """The demo's roots as `--root` takes them."""
+    return [f"{r.format}={r.path}" for r in roots(home)]
+
+
+def _bus_send(home: Path, sender: str, recipient: str, content: str) -> None:
+    """A message on the file bus exactly as the seed's FileMessageBus.send_message writes it:
+    `<msg_id>.tmp`, fsync, rename to `<msg_id>.json` in the recipient's folder."""
+    msg_id = f"m_{int(time.time() * 1000)}_{uuid.uuid4().hex[:6]}"
+    payload = {
+        "msg_id": msg_id,
+        "sender": sender,
+        "recipient": recipient,
+        "type": "text",
+        "content": content,
+        "timestamp": time.time(),
+    }
+    inbox = home / BUS_TEAM / ".team" / "inbox" / recipient.replace("@", "_")
+    inbox.mkdir(parents=True, exist_ok=True)
+    tmp = inbox / f"{msg_id}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(payload, f, ensure_ascii=False, indent=2)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, inbox / f"{msg_id}.json")
+
+
+def _bus_take(home: Path, agent: str) -> list[dict[str, object]]:
+    """Read and empty an agent's folder, as the seed's FileMessageBus.read_inbox does."""
+    inbox = home / BUS_TEAM / ".team" / "inbox" / agent.replace("@", "_")
+    taken = []
+    for file in sorted(inbox.glob("*.json")):
+        try:
+            with open(file, encoding="utf-8") as f:
+                msg = json.load(f)
+            file.unlink()
+        except (OSError, ValueError):
+            continue
+        if isinstance(msg, dict):
+            taken.append(msg)
+    return taken
+
+
+def _init_bus(home: Path) -> None:
+    bus = home / BUS_TEAM / ".team" / "inbox"
+    if bus.exists():
+        return
+    lead, reviewer = f"team-lead@{BUS_TEAM}", f"reviewer@{BUS_TEAM}"
+    for agent in (lead, reviewer, "user"):
+        (bus / agent.replace("@", "_")).mkdir(parents=True, exist_ok=True)
+    _bus_send(home, reviewer, lead, "Review of the cookie fix is done: two nits, no blockers.")
+    _bus_send(home, reviewer, "user", "PR #12 reviewed. Want me to push the two nit fixes?")
 
 
 def init(home: Path) -> None:
@@ -148,6 +209,7 @@ def init(home: Path) -> None:
         },
     )
     _write(pc / "inboxes" / f"team-{PC_TEAM}-coder-1.json", {"messages": []})
+    _init_bus(home)
 
 
 def answer_once(home: Path) -> int:
@@ -180,6 +242,18 @@ def answer_once(home: Path) -> int:
                     summary=f"Re: {m.summary or first[:40]}",
                 )
                 sent += 1
+    for name in BUS_TEAMMATES:
+        me = f"{name}@{BUS_TEAM}"
+        for got in _bus_take(home, me):
+            first = (str(got.get("content") or "").strip().splitlines() or [""])[0][:80]
+            back = got.get("sender")
+            _bus_send(
+                home,
+                me,
+                back if isinstance(back, str) else "user",
+                f'On it: "{first}". Done, tests pass.',
+            )
+            sent += 1
     return sent
 
 
