@@ -55,6 +55,8 @@ export interface Member {
   model: string | null;
   cwd: string | null;
   branch: string | null;
+  /** PseudoClaude: tmux | iterm2 | in-process */
+  backend: string | null;
   error: Problem | null;
 }
 
@@ -94,6 +96,8 @@ export interface SendResult {
   inbox: string | null;
   error: string | null;
   code: string | null;
+  /** what the person should know: e.g. it waits until the lead resumes */
+  note: string | null;
 }
 
 export interface Identity {

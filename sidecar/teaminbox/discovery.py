@@ -212,13 +212,18 @@ class Roster:
         return sender
 
     def addressable(self, m: Member) -> bool:
-        """A member that reads its inbox: not a phantom or a leaver, not the person's own."""
-        return not (m.phantom or m.left or m.owned)
+        """A member that reads its inbox: not a phantom or a leaver, and not the person's own
+        unless an agent reads it too (PseudoClaude's lead: a note to the lead agent)."""
+        return not (m.phantom or m.left or (m.owned and not m.consumed))
 
     def resolve_recipients(self, to: str) -> list[Member]:
         """A member by name or agent id, or `*`/`broadcast`/`all`: every member but the sender."""
         if to in BROADCAST:
-            return [m for m in self.members if self.addressable(m) and m.name != self.identity]
+            return [
+                m
+                for m in self.members
+                if self.addressable(m) and not m.owned and m.name != self.identity
+            ]
         check_name(to, "recipient")
         for m in self.members:
             if self.addressable(m) and to in (m.name, m.agent_id):

@@ -65,6 +65,7 @@ class Member:
     model: str | None = None
     cwd: str | None = None
     branch: str | None = None
+    backend: str | None = None  # PseudoClaude: tmux | iterm2 | in-process
     error: Problem | None = None
 
 
@@ -103,6 +104,7 @@ class SendResult:
     inbox: str | None = None
     error: str | None = None
     code: str | None = None
+    note: str | None = None  # what the person should know: e.g. it waits until the lead resumes
 
 
 def camel(name: str) -> str:

@@ -13,6 +13,8 @@ from .locks import DEFAULT_TIMEOUT
 from .model import SendResult
 from .store import check_size
 
+PERSON = "user"
+
 
 def check_message(
     text: Any, summary: str | None, type: str | None, color: str | None, payload: Any
@@ -50,8 +52,10 @@ def send(
         recipients = [m for m in recipients if sender not in (m.name, m.agent_id)]
     results: list[SendResult] = []
     for m in recipients:
+        # Into the person's own inbox that the lead agent reads: a note to that agent, not
+        # a message from itself.
         entry = fmt.new_entry(
-            sender=sender,
+            sender=PERSON if m.owned and sender == r.identity else sender,
             recipient=m.agent_id or m.inbox,
             text=text,
             summary=summary,
@@ -67,7 +71,8 @@ def send(
             code = err.code if isinstance(err, TeamInboxError) else "os_error"
             results.append(SendResult(m.name, False, inbox=m.inbox, error=str(err), code=code))
             continue
-        results.append(SendResult(m.name, True, fmt.entry_id(entry, index), m.inbox))
+        note = fmt.delivery_note(m)
+        results.append(SendResult(m.name, True, fmt.entry_id(entry, index), m.inbox, note=note))
     if broadcast:  # members whose names cannot be paths: say so, don't drop them silently
         results += [
             SendResult(m.name, False, error=m.error.message, code=m.error.code)

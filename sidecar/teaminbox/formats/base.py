@@ -55,6 +55,7 @@ class InboxFormat(Protocol):
         self, config: dict[str, Any] | None, identity: str | None, team_path: str
     ) -> RosterParts: ...
     def consumed(self, member: Member, own_inbox: str | None) -> bool: ...
+    def delivery_note(self, member: Member) -> str | None: ...
 
     # --- an inbox's bytes
     def sig(self, path: str) -> Sig | None: ...
@@ -164,6 +165,9 @@ class JsonFileLayout:
         if name.endswith(".json") and os.path.basename(os.path.dirname(path)) == self.INBOXES:
             return "inbox", path
         return "team", path
+
+    def delivery_note(self, member: Member) -> str | None:
+        return None
 
     def sig(self, path: str) -> Sig | None:
         try:

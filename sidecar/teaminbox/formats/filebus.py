@@ -111,6 +111,9 @@ class FileBusFormat:
     def consumed(self, member: Member, own_inbox: str | None) -> bool:
         return not member.phantom  # every folder has a reader that deletes on read
 
+    def delivery_note(self, member: Member) -> str | None:
+        return None
+
     # --- an inbox: a folder of message files
 
     def sig(self, path: str) -> Sig | None:

@@ -169,6 +169,7 @@ class PseudoClaudeFormat(JsonFileLayout):
                     model=opt_str(m.get("model")),
                     cwd=opt_str(m.get("worktree_path")),
                     branch=opt_str(m.get("branch")),
+                    backend=opt_str(m.get("backend_type")),
                     is_active=m.get("is_active") is not False,  # absent means active
                     lead=is_lead,
                 )
@@ -186,6 +187,15 @@ class PseudoClaudeFormat(JsonFileLayout):
     def consumed(self, member: Member, own_inbox: str | None) -> bool:
         # Every PseudoClaude inbox has a runner, the lead's included (HasLeadMail/LeadReminder).
         return not member.phantom
+
+    def delivery_note(self, member: Member) -> str | None:
+        # An idle in-process member is woken only by the lead's own SendMessage (ResumeMember).
+        if member.is_active is False and member.backend == "in-process" and not member.lead:
+            return (
+                f"{member.name} is idle: PseudoClaude delivers it when the lead resumes"
+                f" {member.name}; until then it waits unread"
+            )
+        return None
 
     def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
         from ..locks import ExclFileLock
