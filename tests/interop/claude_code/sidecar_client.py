@@ -101,6 +101,8 @@ SEARCHED = (
     "PERSON-TASKS",
     "PERSON-SHUTDOWN",
 )
+# ... and texts only a pending feature serves (the lead's answer, from its transcript)
+SEARCHED_PENDING = ("LEAD-ANSWER-PERSON-1",)
 
 
 @dataclass
@@ -130,7 +132,7 @@ def snapshot(sidecar: Sidecar, team: str, view: ServerView) -> None:
             "teamInbox/messages",
             {"team": view.team_id, "inbox": inbox, "includeArchived": True, "limit": 1000},
         )
-    for text in SEARCHED:
+    for text in SEARCHED + SEARCHED_PENDING:
         view.search[text] = sidecar.call(
             "teamInbox/search", {"query": f'"{text}"', "team": view.team_id, "limit": 50}
         )
