@@ -413,3 +413,107 @@ async def test_huge_and_odd_params_are_invalid_params(
             wrong.append((method, params, err.code, error_code(err), err.message))
     assert wrong == [], wrong
     await assert_others_serve(client)
+
+
+# --- item 7: one huge inbox must not hold up every team --------------------------------
+
+BIG_BYTES = 60_000_000
+
+
+def big_inbox(path: Path, size: int) -> int:
+    """A Claude inbox of about `size` bytes, as JSON.stringify(…, null, 2) lays it out."""
+    filler = "lorem ipsum dolor sit amet " * 20
+    entries = []
+    total = 0
+    while total < size:
+        i = len(entries)
+        entries.append(
+            {
+                "from": "researcher",
+                "text": f"message {i} {filler}",
+                "timestamp": f"2026-01-{1 + i // 86400:02d}T{i // 3600 % 24:02d}"
+                f":{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                "color": "blue",
+                "read": i % 3 == 0,
+            }
+        )
+        total += len(json.dumps(entries[-1], indent=4)) + 4  # as nested at indent 2
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(entries, indent=2))
+    return len(entries)
+
+
+async def timed(client: LanguageClient, method: str, params: dict[str, Any]) -> float:
+    t0 = time.monotonic()
+    await asyncio.wait_for(call(client, method, params), WAIT)
+    return time.monotonic() - t0
+
+
+@pytest.mark.slow
+async def test_big_inbox_does_not_hold_up_other_teams(
+    tmp_path: Path, served: list[LanguageClient]
+) -> None:
+    make_home(tmp_path)
+    big = claude_team(tmp_path, "big")
+    count = big_inbox(big, BIG_BYTES)
+    assert big.stat().st_size > BIG_BYTES
+    client = make_recording_client()
+    await client.start_io(*SERVER)
+    served.append(client)
+    from lsprotocol import types
+
+    await asyncio.wait_for(
+        client.initialize_session(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(), initialization_options=options(tmp_path)
+            )
+        ),
+        WAIT,
+    )
+    t0 = time.monotonic()  # `initialized` sent: the first scan starts
+    teams = await asyncio.wait_for(call(client, "teamInbox/teams", {}), WAIT)
+    page = await asyncio.wait_for(
+        call(client, "teamInbox/messages", {"team": "alpha", "inbox": "user"}), WAIT
+    )
+    took = time.monotonic() - t0
+    assert took < 1.0, f"teams and messages of another team took {took:.2f} s"
+    assert [m["text"] for m in page["messages"]] == ["old news"]
+    member = member_of(team_of(teams["teams"], "claude:big"), "researcher")
+    assert (member["error"] or {}).get("code") == "loading", member
+    err = await call_error(client, "teamInbox/messages", {"team": "big", "inbox": "researcher"})
+    assert error_code(err) == "loading"
+
+    # While it loads, every other request still answers at once.
+    slowest: dict[str, float] = {}
+    loaded: dict[str, Any] | None = None
+    deadline = time.monotonic() + 300
+    while loaded is None and time.monotonic() < deadline:
+        for method, params in (
+            ("teamInbox/teams", {}),
+            ("teamInbox/messages", {"team": "beta", "inbox": "coder"}),
+            ("teamInbox/send", {"team": "alpha", "to": "researcher", "text": "meanwhile"}),
+        ):
+            slowest[method] = max(slowest.get(method, 0.0), await timed(client, method, params))
+        try:
+            loaded = await asyncio.wait_for(
+                call(
+                    client,
+                    "teamInbox/messages",
+                    {"team": "big", "inbox": "researcher", "limit": 3},
+                ),
+                WAIT,
+            )
+        except Exception as err:  # noqa: BLE001 - still loading
+            assert error_code(err) == "loading", err  # type: ignore[arg-type]
+            await asyncio.sleep(0.5)
+    print(f"first answers in {took:.3f} s; the slowest while loading: {slowest}")
+    assert loaded is not None, "the big inbox never loaded"
+    assert max(slowest.values()) < 1.0, f"slowest requests while the big inbox loaded: {slowest}"
+    assert loaded["total"] == count
+    assert [m["text"].split(" ")[1] for m in loaded["messages"]] == [
+        str(count - 1),
+        str(count - 2),
+        str(count - 3),
+    ]
+    teams = await teams_by_id(client)
+    assert member_of(teams["claude:big"], "researcher")["error"] is None

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 import cattrs
@@ -44,6 +45,7 @@ PRUNE_SECONDS = 3600.0  # the history forgets old archived messages hourly (and 
 # A first look at a bigger inbox is parsed on a pool thread, each chunk archived as its own
 # state-thread step: other teams' requests go between the chunks (`_load_big`).
 BIG_INBOX_BYTES = 8 * 1024 * 1024
+BIG_STEP = 200  # messages compared and archived in one state-thread step
 
 Outgoing = list[tuple[str, Any]]  # (notification, params)
 # Runs on the state thread after each tracker step (it may read the tracker); says what to send.
@@ -217,9 +219,10 @@ class TeamInboxServer(LanguageServer):
             feed, finish = await self.in_state(lambda: tracker.begin_load(state))
 
             def on_chunk(msgs: list[Message], tail: bool) -> None:  # the pool thread
-                if self.closing:
-                    raise asyncio.CancelledError  # shutting down: stop at once
-                self.on_state(lambda: feed(msgs, tail))
+                for i in range(0, max(len(msgs), 1), BIG_STEP):  # ~50 ms of archiving a step
+                    if self.closing:
+                        raise asyncio.CancelledError  # shutting down: stop at once
+                    self.on_state(partial(feed, msgs[i : i + BIG_STEP], tail))
 
             def load() -> tuple[tuple[int, ...] | None, Rows | Exception]:
                 sig = None
