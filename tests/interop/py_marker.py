@@ -1,4 +1,4 @@
-"""Marks an inbox read (discard=True, every=True: as its consuming runner would) in a loop until STOPFILE exists.
+"""Marks an inbox read as its consuming runner would (discard, every) until STOPFILE exists.
 
 usage: python py_marker.py HOME TEAM INBOX STOPFILE
 stdout: "MARKED <n>" per change, "FAIL <code>" per failure, then "DONE <rounds>".

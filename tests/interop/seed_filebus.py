@@ -6,7 +6,7 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import List
+from typing import List  # noqa: UP035 (the seed's spelling)
 
 
 class FileMessageBus:

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import NODE_DIR, PY_MARKER, PY_WRITER, node_exe, parse_log
 
 from conftest import CODER_ID, Teams
+from support.node import NODE_DIR, PY_MARKER, PY_WRITER, node_exe, parse_log
 
 N_PY, N_NODE, PER_WRITER = 3, 3, 150
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import PY_WRITER, parse_log
 
 from conftest import Teams
+from support.node import PY_WRITER, parse_log
 from teaminbox import store
 from teaminbox.errors import LockTimeout
 from teaminbox.formats.claude import CLAUDE

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CODER_ID, Teams
-from support import NODE_DIR, node_exe, parse_log
+from support.node import NODE_DIR, node_exe, parse_log
 from teaminbox import store
 
 # Pause points for code that predates the hook in store.py: wrap PeerLock.acquire and

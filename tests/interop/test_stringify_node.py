@@ -8,8 +8,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import NODE_DIR, node_exe
 
+from support.node import NODE_DIR, node_exe
 from teaminbox.formats.claude import CLAUDE
 
 text_st = st.text(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-INTEROP = Path(__file__).resolve().parent
+INTEROP = Path(__file__).resolve().parents[1] / "interop"
 NODE_DIR = INTEROP / "node"
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from conftest import CODER_ID, LEAD_ID, TESTER_ID, Teams, write_json
 from support import member_of, roster_of
-
 from teaminbox import marking, sending
 from teaminbox.errors import NotOwned, UnknownMessage
 
