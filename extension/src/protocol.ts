@@ -58,6 +58,8 @@ export interface Member {
   /** PseudoClaude: tmux | iterm2 | in-process */
   backend: string | null;
   error: Problem | null;
+  /** from its session transcript (Claude Code); else null */
+  activity: Activity | null;
 }
 
 export interface Team {
@@ -81,6 +83,10 @@ export interface Team {
   createdAt: number | null;
   /** the lead process (where the config names it) */
   leadAlive: boolean | null;
+  /** the whole team's, from the session transcripts */
+  tokens: TokenUse | null;
+  /** the lead's git branch (transcripts); null outside a repository */
+  branch: string | null;
 }
 
 export interface Finding {
@@ -100,6 +106,27 @@ export interface SendResult {
   note: string | null;
 }
 
+/** Tokens a member (or a whole team) used in its session, from the transcripts' `usage`. */
+export interface TokenUse {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** USD, an estimate: a price table per model family (tokenPrices) */
+  cost: number;
+}
+
+/** What a member's session transcript says it is doing (Claude Code). */
+export interface Activity {
+  /** epoch seconds of its transcript's last row */
+  lastActive: number | null;
+  /** its latest assistant text (at most 2,000 characters) */
+  lastWords: string | null;
+  tokens: TokenUse;
+  /** its transcript grew in the last 10 seconds */
+  working: boolean;
+}
+
 export interface Identity {
   claude?: string | null;
   pseudoclaude?: string | null;
@@ -116,6 +143,7 @@ export interface InitializationOptions {
   notify?: "replies" | "messages" | "all";
   notifyLeadTraffic?: boolean;
   readTranscripts?: boolean;
+  tokenPrices?: Record<string, TokenPrice>;
 }
 
 export type Empty = Record<string, never>;
@@ -246,6 +274,25 @@ export interface RepliedParams {
   message: Message;
 }
 
+export interface ActivityParams {
+  team: string;
+  /** the whole team's */
+  tokens: TokenUse | null;
+  branch: string | null;
+  /** by member name: only members with a transcript */
+  members: Record<string, Activity>;
+}
+
+/** USD per million tokens for a model family: the transcripts' cost estimate. */
+export interface TokenPrice {
+  input: number;
+  output: number;
+  /** default: a tenth of input */
+  cacheRead?: number | null;
+  /** default: 1.25 x input (5-minute cache writes) */
+  cacheWrite?: number | null;
+}
+
 /** Request method names. */
 export const Methods = {
   teams: "teamInbox/teams",
@@ -268,6 +315,7 @@ export const Notifications = {
   teamsChanged: "teamInbox/teamsChanged",
   unread: "teamInbox/unread",
   replied: "teamInbox/replied",
+  activity: "teamInbox/activity",
 } as const;
 
 /** Every request: method -> [params, result]. */
@@ -308,6 +356,8 @@ export interface NotificationMap {
   "teamInbox/unread": UnreadParams;
   /** a teammate answered: worth a toast */
   "teamInbox/replied": RepliedParams;
+  /** a team's activity or token use changed (transcripts; at most once a second a team) */
+  "teamInbox/activity": ActivityParams;
 }
 
 export type RequestMethod = keyof RequestMap;

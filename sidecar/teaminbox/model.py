@@ -67,6 +67,7 @@ class Member:
     branch: str | None = None
     backend: str | None = None  # PseudoClaude: tmux | iterm2 | in-process
     error: Problem | None = None
+    activity: Activity | None = None  # from its session transcript (Claude Code); else null
 
 
 @attrs.define
@@ -87,6 +88,8 @@ class Team:
     project: str | None = None
     created_at: float | None = None  # epoch seconds
     lead_alive: bool | None = None  # the lead process (where the config names it)
+    tokens: TokenUse | None = None  # the whole team's, from the session transcripts
+    branch: str | None = None  # the lead's git branch (transcripts); null outside a repository
 
 
 @attrs.define
@@ -179,3 +182,24 @@ def _make_converter() -> cattrs.Converter:
 
 
 converter = _make_converter()
+
+
+@attrs.define
+class TokenUse:
+    """Tokens a member (or a whole team) used in its session, from the transcripts' `usage`."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0  # USD, an estimate: a price table per model family (tokenPrices)
+
+
+@attrs.define
+class Activity:
+    """What a member's session transcript says it is doing (Claude Code)."""
+
+    last_active: float | None = None  # epoch seconds of its transcript's last row
+    last_words: str | None = None  # its latest assistant text (at most 2,000 characters)
+    tokens: TokenUse = attrs.Factory(TokenUse)
+    working: bool = False  # its transcript grew in the last 10 seconds

@@ -14,7 +14,7 @@ import attrs
 import cattrs
 
 from .errors import InvalidParams
-from .model import Finding, Message, SendResult, Team, converter
+from .model import Activity, Finding, Message, SendResult, Team, TokenUse, converter
 
 MAX_LIMIT = 10_000
 MAX_OFFSET = 2**31
@@ -56,6 +56,9 @@ class InitializationOptions:
     notify: NotifyMode = "replies"
     notify_lead_traffic: bool = True
     read_transcripts: bool = True
+    # USD per million tokens by a part of the model id ("opus", "claude-opus-4-1"): the
+    # longest part found in the id wins; merged over the built-in estimate (transcripts.py)
+    token_prices: dict[str, TokenPrice] = attrs.Factory(dict)
 
 
 # --- requests --------------------------------------------------------------------------
@@ -218,6 +221,14 @@ class RepliedParams:
 
 
 @attrs.define
+class ActivityParams:
+    team: str
+    tokens: TokenUse | None  # the whole team's
+    branch: str | None
+    members: dict[str, Activity]  # by member name: only members with a transcript
+
+
+@attrs.define
 class Method:
     name: str
     params: type
@@ -295,6 +306,11 @@ NOTIFICATIONS: dict[str, Notification] = {
         ),
         Notification("teamInbox/unread", UnreadParams, "unseen messages to the person, by team"),
         Notification("teamInbox/replied", RepliedParams, "a teammate answered: worth a toast"),
+        Notification(
+            "teamInbox/activity",
+            ActivityParams,
+            "a team's activity or token use changed (transcripts; at most once a second a team)",
+        ),
     )
 }
 
@@ -335,3 +351,13 @@ def _explain(err: BaseException) -> str:
         notes = cattrs.transform_error(err)
         return "; ".join(notes) if notes else str(err)
     return str(err)
+
+
+@attrs.define
+class TokenPrice:
+    """USD per million tokens for a model family: the transcripts' cost estimate."""
+
+    input: float
+    output: float
+    cache_read: float | None = None  # default: a tenth of input
+    cache_write: float | None = None  # default: 1.25 x input (5-minute cache writes)
