@@ -60,6 +60,8 @@ export interface Member {
   error: Problem | null;
   /** from its session transcript (Claude Code); else null */
   activity: Activity | null;
+  /** working | idle | waiting | stalled | gone */
+  state: MemberState | null;
 }
 
 export interface Team {
@@ -87,6 +89,8 @@ export interface Team {
   tokens: TokenUse | null;
   /** the lead's git branch (transcripts); null outside a repository */
   branch: string | null;
+  /** live folder, dead lead: Claude Code deletes it on its next start */
+  orphan: boolean;
 }
 
 export interface Finding {
@@ -127,6 +131,41 @@ export interface Activity {
   working: boolean;
 }
 
+/** What a member is doing, derived from its messages (member_state.py). */
+export interface MemberState {
+  kind: "working" | "idle" | "waiting" | "stalled" | "gone";
+  /** epoch seconds it has been so, where known */
+  since: number | null;
+  /** idle: its last words or reason; waiting: for what; gone: why */
+  detail: string | null;
+}
+
+/** One task of a team's task board (Claude Code's tasks/<team>/, PseudoClaude's tasks.json). */
+export interface Task {
+  id: string;
+  team: string;
+  format: string;
+  /** Claude `subject`, PseudoClaude `title` */
+  subject: string;
+  description: string;
+  /** pending | in_progress | completed | blocked (PseudoClaude) */
+  status: string;
+  /** the member's name (Claude `owner`, PseudoClaude `assignee`) */
+  owner: string | null;
+  /** Claude: what the spinner says while it is in progress */
+  activeForm: string | null;
+  blocks: string[];
+  blockedBy: string[];
+  /** PseudoClaude only */
+  createdAt: string | null;
+  /** PseudoClaude only */
+  updatedAt: string | null;
+  /** from the history: the team ended, its last board */
+  archived: boolean;
+  /** the task as it is in the file */
+  raw: Record<string, unknown>;
+}
+
 export interface Identity {
   claude?: string | null;
   pseudoclaude?: string | null;
@@ -144,6 +183,7 @@ export interface InitializationOptions {
   notifyLeadTraffic?: boolean;
   readTranscripts?: boolean;
   tokenPrices?: Record<string, TokenPrice>;
+  stallMinutes?: number;
 }
 
 export type Empty = Record<string, never>;
@@ -293,6 +333,88 @@ export interface TokenPrice {
   cacheWrite?: number | null;
 }
 
+export interface TasksResult {
+  team: string;
+  tasks: Task[];
+}
+
+export interface SetTaskStatusParams {
+  team: string;
+  id: string;
+  status: string;
+}
+
+export interface TaskResult {
+  task: Task;
+}
+
+export interface TasksChangedParams {
+  team: string;
+  tasks: Task[];
+}
+
+export interface MemberStateItem {
+  name: string;
+  inbox: string;
+  state: MemberState;
+}
+
+export interface MemberStateParams {
+  team: string;
+  /** every member of the team that has a state */
+  members: MemberStateItem[];
+}
+
+/** Something waiting on the person: a request nobody answered, a stalled member, a message. */
+export interface AttentionItem {
+  kind: "plan" | "permission" | "stalled" | "unanswered";
+  team: string;
+  /** who asks, who is stalled, who wrote */
+  member: string;
+  /** that member's inbox */
+  inbox: string | null;
+  /** epoch seconds */
+  since: number | null;
+  /** in words, for the tree */
+  summary: string;
+  /** plan / permission: the request's id */
+  requestId: string | null;
+  /** unanswered: the latest such message */
+  messageId: string | null;
+  /** permission: the tool it asks for */
+  toolName: string | null;
+  /** unanswered: messages; stalled: unread messages waiting */
+  count: number;
+}
+
+export interface AttentionResult {
+  items: AttentionItem[];
+  count: number;
+}
+
+export interface AnswerPlanParams {
+  team: string;
+  approved: boolean;
+  /** the plan_approval_request's id; or give `member` */
+  requestId?: string | null;
+  /** whose plan (default: the request's sender) */
+  member?: string | null;
+  feedback?: string | null;
+}
+
+export interface AnswerPlanResult {
+  effect: "answered" | "asked_lead";
+  team: string;
+  member: string;
+  /** whose inbox got the entry */
+  to: string;
+  requestId: string | null;
+  messageId: string | null;
+  /** what was written, in words */
+  text: string;
+  note: string | null;
+}
+
 /** Request method names. */
 export const Methods = {
   teams: "teamInbox/teams",
@@ -307,6 +429,10 @@ export const Methods = {
   doctor: "teamInbox/doctor",
   inboxPath: "teamInbox/inboxPath",
   forgetTeam: "teamInbox/forgetTeam",
+  tasks: "teamInbox/tasks",
+  setTaskStatus: "teamInbox/setTaskStatus",
+  attention: "teamInbox/attention",
+  answerPlan: "teamInbox/answerPlan",
 } as const;
 
 /** Notification method names (sidecar -> client). */
@@ -316,6 +442,9 @@ export const Notifications = {
   unread: "teamInbox/unread",
   replied: "teamInbox/replied",
   activity: "teamInbox/activity",
+  tasksChanged: "teamInbox/tasksChanged",
+  memberState: "teamInbox/memberState",
+  attentionChanged: "teamInbox/attentionChanged",
 } as const;
 
 /** Every request: method -> [params, result]. */
@@ -344,6 +473,14 @@ export interface RequestMap {
   "teamInbox/inboxPath": [InboxRef, PathResult];
   /** drop an ended team and its archived messages from the history */
   "teamInbox/forgetTeam": [TeamParams, ForgetResult];
+  /** a team's task board (live or ended) */
+  "teamInbox/tasks": [TeamParams, TasksResult];
+  /** change one task's status, under the peer's own lock */
+  "teamInbox/setTaskStatus": [SetTaskStatusParams, TaskResult];
+  /** what waits on the person: unanswered requests, stalled members, unanswered messages */
+  "teamInbox/attention": [Empty, AttentionResult];
+  /** approve or reject a plan (PseudoClaude), or ask the lead to (Claude Code) */
+  "teamInbox/answerPlan": [AnswerPlanParams, AnswerPlanResult];
 }
 
 /** Every notification: method -> params. */
@@ -358,6 +495,12 @@ export interface NotificationMap {
   "teamInbox/replied": RepliedParams;
   /** a team's activity or token use changed (transcripts; at most once a second a team) */
   "teamInbox/activity": ActivityParams;
+  /** a team's task board changed */
+  "teamInbox/tasksChanged": TasksChangedParams;
+  /** a member's state (working, idle, waiting, stalled, gone) changed */
+  "teamInbox/memberState": MemberStateParams;
+  /** what waits on the person changed */
+  "teamInbox/attentionChanged": AttentionResult;
 }
 
 export type RequestMethod = keyof RequestMap;

@@ -6,7 +6,7 @@ Everything that leaves the sidecar (CLI --json, JSON-RPC) is unstructured by
 
 from __future__ import annotations
 
-from typing import Any, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 import attrs
 import cattrs
@@ -68,6 +68,7 @@ class Member:
     backend: str | None = None  # PseudoClaude: tmux | iterm2 | in-process
     error: Problem | None = None
     activity: Activity | None = None  # from its session transcript (Claude Code); else null
+    state: MemberState | None = None  # working | idle | waiting | stalled | gone
 
 
 @attrs.define
@@ -90,6 +91,7 @@ class Team:
     lead_alive: bool | None = None  # the lead process (where the config names it)
     tokens: TokenUse | None = None  # the whole team's, from the session transcripts
     branch: str | None = None  # the lead's git branch (transcripts); null outside a repository
+    orphan: bool = False  # live folder, dead lead: Claude Code deletes it on its next start
 
 
 @attrs.define
@@ -203,3 +205,35 @@ class Activity:
     last_words: str | None = None  # its latest assistant text (at most 2,000 characters)
     tokens: TokenUse = attrs.Factory(TokenUse)
     working: bool = False  # its transcript grew in the last 10 seconds
+
+
+StateKind = Literal["working", "idle", "waiting", "stalled", "gone"]
+
+
+@attrs.define
+class MemberState:
+    """What a member is doing, derived from its messages (member_state.py)."""
+
+    kind: StateKind
+    since: float | None = None  # epoch seconds it has been so, where known
+    detail: str | None = None  # idle: its last words or reason; waiting: for what; gone: why
+
+
+@attrs.define
+class Task:
+    """One task of a team's task board (Claude Code's tasks/<team>/, PseudoClaude's tasks.json)."""
+
+    id: str
+    team: str
+    format: Format
+    subject: str  # Claude `subject`, PseudoClaude `title`
+    description: str = ""
+    status: str = "pending"  # pending | in_progress | completed | blocked (PseudoClaude)
+    owner: str | None = None  # the member's name (Claude `owner`, PseudoClaude `assignee`)
+    active_form: str | None = None  # Claude: what the spinner says while it is in progress
+    blocks: list[str] = attrs.Factory(list)
+    blocked_by: list[str] = attrs.Factory(list)
+    created_at: str | None = None  # PseudoClaude only
+    updated_at: str | None = None  # PseudoClaude only
+    archived: bool = False  # from the history: the team ended, its last board
+    raw: dict[str, Any] = attrs.Factory(dict)  # the task as it is in the file

@@ -14,7 +14,17 @@ import attrs
 import cattrs
 
 from .errors import InvalidParams
-from .model import Activity, Finding, Message, SendResult, Team, TokenUse, converter
+from .model import (
+    Activity,
+    Finding,
+    MemberState,
+    Message,
+    SendResult,
+    Task,
+    Team,
+    TokenUse,
+    converter,
+)
 
 MAX_LIMIT = 10_000
 MAX_OFFSET = 2**31
@@ -59,6 +69,8 @@ class InitializationOptions:
     # USD per million tokens by a part of the model id ("opus", "claude-opus-4-1"): the
     # longest part found in the id wins; merged over the built-in estimate (transcripts.py)
     token_prices: dict[str, TokenPrice] = attrs.Factory(dict)
+    # a member with messages waiting unread longer than this while not working is stalled
+    stall_minutes: float = 10
 
 
 # --- requests --------------------------------------------------------------------------
@@ -361,3 +373,136 @@ class TokenPrice:
     output: float
     cache_read: float | None = None  # default: a tenth of input
     cache_write: float | None = None  # default: 1.25 x input (5-minute cache writes)
+
+
+# --- tasks, member state, what waits on the person (features/tasks.py, attention.py) -----
+
+
+@attrs.define
+class TasksResult:
+    team: str
+    tasks: list[Task]
+
+
+@attrs.define
+class SetTaskStatusParams:
+    team: str = attrs.field(validator=_nonempty)
+    id: str = attrs.field(validator=_nonempty)
+    # pending | in_progress | completed; PseudoClaude also blocked (and its own todo / done)
+    status: str = attrs.field(validator=_nonempty)
+
+
+@attrs.define
+class TaskResult:
+    task: Task
+
+
+@attrs.define
+class TasksChangedParams:
+    team: str
+    tasks: list[Task]
+
+
+@attrs.define
+class MemberStateItem:
+    name: str
+    inbox: str
+    state: MemberState
+
+
+@attrs.define
+class MemberStateParams:
+    team: str
+    members: list[MemberStateItem]  # every member of the team that has a state
+
+
+AttentionKind = Literal["plan", "permission", "stalled", "unanswered"]
+
+
+@attrs.define
+class AttentionItem:
+    """Something waiting on the person: a request nobody answered, a stalled member, a message."""
+
+    kind: AttentionKind
+    team: str
+    member: str  # who asks, who is stalled, who wrote
+    inbox: str | None  # that member's inbox
+    since: float | None  # epoch seconds
+    summary: str  # in words, for the tree
+    request_id: str | None = None  # plan / permission: the request's id
+    message_id: str | None = None  # unanswered: the latest such message
+    tool_name: str | None = None  # permission: the tool it asks for
+    count: int = 1  # unanswered: messages; stalled: unread messages waiting
+
+
+@attrs.define
+class AttentionResult:
+    items: list[AttentionItem]
+    count: int
+
+
+@attrs.define
+class AnswerPlanParams:
+    team: str = attrs.field(validator=_nonempty)
+    approved: bool
+    request_id: str | None = None  # the plan_approval_request's id; or give `member`
+    member: str | None = None  # whose plan (default: the request's sender)
+    feedback: str | None = None
+
+
+PlanEffect = Literal["answered", "asked_lead"]
+
+
+@attrs.define
+class AnswerPlanResult:
+    # answered: a plan_approval_response was written to the member (PseudoClaude);
+    # asked_lead: a message asking the lead to answer was written to the lead (Claude Code
+    # refuses a plan_approval_response from anyone but its lead)
+    effect: PlanEffect
+    team: str
+    member: str
+    to: str  # whose inbox got the entry
+    request_id: str | None
+    message_id: str | None
+    text: str  # what was written, in words
+    note: str | None = None
+
+
+METHODS.update(
+    (m.name, m)
+    for m in (
+        Method("teamInbox/tasks", TeamParams, TasksResult, "a team's task board (live or ended)"),
+        Method(
+            "teamInbox/setTaskStatus",
+            SetTaskStatusParams,
+            TaskResult,
+            "change one task's status, under the peer's own lock",
+        ),
+        Method(
+            "teamInbox/attention",
+            Empty,
+            AttentionResult,
+            "what waits on the person: unanswered requests, stalled members, unanswered messages",
+        ),
+        Method(
+            "teamInbox/answerPlan",
+            AnswerPlanParams,
+            AnswerPlanResult,
+            "approve or reject a plan (PseudoClaude), or ask the lead to (Claude Code)",
+        ),
+    )
+)
+NOTIFICATIONS.update(
+    (n.name, n)
+    for n in (
+        Notification("teamInbox/tasksChanged", TasksChangedParams, "a team's task board changed"),
+        Notification(
+            "teamInbox/memberState",
+            MemberStateParams,
+            "a member's state (working, idle, waiting, stalled, gone) changed",
+        ),
+        Notification(
+            "teamInbox/attentionChanged", AttentionResult, "what waits on the person changed"
+        ),
+    )
+)
