@@ -145,6 +145,9 @@ def init(home: Path) -> None:
         "from": "tester",
         "timestamp": now_iso(),
         "idleReason": "available",
+        "completedTaskId": "1",
+        "completedStatus": "resolved",
+        "result": "All 42 login tests pass on the fix.",
     }
     _write(
         team / "inboxes" / "user.json",
