@@ -383,3 +383,71 @@ class History:
         for (team,) in rows:
             self.forget_team(_unkey(team))
         return len(rows)
+
+    # --- what session transcripts said (teaminbox.transcripts): a team's token use and
+    # activity times, and the lead's answers to the person (archived messages)
+
+    _ACTIVITY_SCHEMA = """
+    CREATE TABLE IF NOT EXISTS team_activity (
+        team TEXT PRIMARY KEY,
+        body BLOB NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE TRIGGER IF NOT EXISTS team_activity_forget AFTER DELETE ON teams BEGIN
+        DELETE FROM team_activity WHERE team = old.id;
+    END;
+    """
+
+    def _activity_table(self) -> None:
+        if getattr(self, "_activity_ready", False):
+            return
+        with self._lock:
+            self.db.executescript(self._ACTIVITY_SCHEMA)
+        self._activity_ready = True
+
+    def save_activity(self, team: str, body: bytes) -> None:
+        """A team's derived activity (timestamps and token counts: no words); dropped
+        with the team (forgetTeam, retention)."""
+        self._activity_table()
+        with self._lock, self.db:
+            self.db.execute(
+                "INSERT INTO team_activity(team, body, updated) VALUES (?,?,?)"
+                " ON CONFLICT(team) DO UPDATE SET body=excluded.body, updated=excluded.updated",
+                (_key(team), body, time.time()),
+            )
+
+    def team_activity(self, team: str) -> bytes | None:
+        self._activity_table()
+        row = self.db.execute(
+            "SELECT body FROM team_activity WHERE team=?", (_key(team),)
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def archive_new(self, team: str, inbox: str, added: Iterable[Message]) -> list[Message]:
+        """Archive messages that are in no file (`archived` from the start); returns those
+        the history did not hold yet, so each is news once, across restarts."""
+        now = time.time()
+        team_k, inbox_k = _key(team), _key(inbox)
+        fresh: list[Message] = []
+        with self._lock, self.db:
+            for m in added:
+                cur = self.db.execute(
+                    "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
+                    " first_seen, gone_at) VALUES (?,?,?,?,?,?,?,?,?,?)"
+                    " ON CONFLICT(team, inbox, id) DO NOTHING",
+                    (
+                        team_k,
+                        inbox_k,
+                        _key(m.id),
+                        _text(m.timestamp),
+                        _text(m.from_),
+                        _text(m.summary),
+                        _text(m.text),
+                        _body(m),
+                        now,
+                        now,
+                    ),
+                )
+                if cur.rowcount:
+                    fresh.append(m)
+        return fresh

@@ -107,6 +107,9 @@ class Tracker:
         self._saved: dict[str, bytes] = {}  # each live team as last archived
         self._good_config: dict[str, dict[str, Any]] = {}
         self._bad_since: dict[str, float] = {}
+        # Features add what they derive to each Team the queries give (state thread; a
+        # hook replaces members rather than changing the roster's own objects).
+        self.team_hooks: list[Callable[[Team], None]] = []
 
     # --- loading ---------------------------------------------------------------------
 
@@ -367,6 +370,8 @@ class Tracker:
             state = self.inboxes.get((tid, m.inbox))
             if state is not None:
                 m.total, m.unread, m.error = len(state.rows), state.rows.unread, state.error
+        for hook in self.team_hooks:
+            hook(team)
         return team
 
     def _ended(self, body: bytes, ended_at: float | None) -> Team:
@@ -374,6 +379,8 @@ class Tracker:
         team.ended, team.lead_alive = True, False
         for m in team.members:
             m.unread = 0
+        for hook in self.team_hooks:
+            hook(team)
         return team
 
     def live_path(self, team: str, inbox: str) -> str | None:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver
+from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserver
 
 from .formats import InboxFormat
@@ -64,6 +64,10 @@ class RootWatcher:
         self.observer.start()
         self.watched: set[tuple[str, bool]] = set()
         self.polling = False
+        # Folders watched for a feature, each with its own handler (`watch_folder`).
+        self.loop = _running_loop()
+        self.taps: dict[str, Tap] = {}
+        self._tap_watches: dict[str, ObservedWatch] = {}
 
     def ensure(self, plan: Iterable[tuple[str, bool]]) -> None:
         for folder, recursive in plan:
@@ -85,6 +89,8 @@ class RootWatcher:
         self.observer.start()
         for folder, recursive in self.watched:
             self.observer.schedule(self.handler, folder, recursive=recursive)
+        for folder, tap in self.taps.items():
+            self._tap_watches[folder] = self.observer.schedule(tap, folder, recursive=False)
         old.stop()
 
     def stop(self) -> None:
@@ -121,3 +127,67 @@ class Debouncer:
         paths, self._paths = self._paths, set()
         full, self._full = self._full, False
         self._spawn(self._flush(paths, full))
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+class Tap(FileSystemEventHandler):
+    """One folder's events for a feature: each wanted path is handed to `on_path` on the
+    event loop (never on watchdog's thread)."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        on_path: Callable[[str], None],
+        wanted: Callable[[str], bool],
+    ) -> None:
+        self.loop, self.on_path, self.wanted = loop, on_path, wanted
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        for p in (event.src_path, getattr(event, "dest_path", "")):
+            path = os.fsdecode(p) if p else ""
+            if path and self.wanted(path):
+                self.loop.call_soon_threadsafe(self.on_path, path)
+
+
+def watch_folder(
+    watcher: RootWatcher,
+    folder: str,
+    on_path: Callable[[str], None],
+    wanted: Callable[[str], bool],
+) -> bool:
+    """Watch one more folder, not recursively, for a feature: `on_path(path)` runs on the
+    event loop the watcher was made on, for each event on a `wanted` path. From that loop
+    only. False when the folder is not there (or the watcher has no loop)."""
+    if folder in watcher.taps:
+        return True
+    if watcher.loop is None or not os.path.isdir(folder):
+        return False
+    tap = Tap(watcher.loop, on_path, wanted)
+    try:
+        watch = watcher.observer.schedule(tap, folder, recursive=False)
+    except OSError as err:  # inotify's watch or instance limit
+        log.warning("watching %s failed (%s): polling instead", folder, err)
+        watcher._poll_instead()
+        watch = watcher.observer.schedule(tap, folder, recursive=False)
+    watcher.taps[folder] = tap
+    watcher._tap_watches[folder] = watch
+    return True
+
+
+def unwatch_folder(watcher: RootWatcher, folder: str) -> None:
+    """Stop watching a folder `watch_folder` added (from the watcher's loop)."""
+    watcher.taps.pop(folder, None)
+    watch = watcher._tap_watches.pop(folder, None)
+    if watch is not None:
+        try:
+            watcher.observer.unschedule(watch)
+        except (KeyError, OSError):  # its folder went away: the emitter is gone already
+            pass

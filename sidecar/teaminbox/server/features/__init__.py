@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import inboxes, maintenance, marking, notify, search, sending
+from . import activity, inboxes, maintenance, marking, notify, search, sending
 
-FEATURES: tuple[ModuleType, ...] = (inboxes, sending, marking, search, maintenance, notify)
+FEATURES: tuple[ModuleType, ...] = (
+    inboxes,
+    sending,
+    marking,
+    search,
+    maintenance,
+    notify,
+    activity,
+)
