@@ -12,6 +12,8 @@ Set TEAMINBOX_RECORD_FIXTURES=1 to rewrite recorded/<version>/ from these sessio
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import time
@@ -192,6 +194,8 @@ def _run(version: str, base: Path) -> CcRun:
             except Exception as exc:
                 view.error = view.error or f"stopping the server failed: {exc!r}"
     run = CcRun(version, s, out, view, time.monotonic() - t0, inboxes)
+    with contextlib.suppress(Exception):  # evidence for a failure, beside the session's
+        (base / "server.json").write_text(json.dumps(dataclasses.asdict(view), indent=1))
     if os.environ.get("TEAMINBOX_RECORD_FIXTURES") and not out.error:
         from .recording import save
 
