@@ -393,9 +393,10 @@ async def test_hostile_transcripts_neither_hang_nor_crash(
     a = await until(helper_read, "helper's row after the huge line")
     assert a["tokens"]["output"] == 3
     t = await the_team(client)
-    assert members(t)["team-lead"]["activity"] is None or members(t)["team-lead"]["activity"][
-        "tokens"
-    ]["input"] == 0
+    assert (
+        members(t)["team-lead"]["activity"] is None
+        or members(t)["team-lead"]["activity"]["tokens"]["input"] == 0
+    )
     # the FIFO replaced by a real transcript: followed from then on
     fifo = project / f"{SID}.jsonl"
     fifo.unlink()
