@@ -44,12 +44,17 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
       this.emitter.fire(undefined);
       return;
     }
-    // the team row holds the unread count: redrawing it redraws its inboxes too
-    const node = (c.teamRow && this.nodes.get(teamNodeId(c.team))) || this.nodes.get(inboxNodeId(c.team, c.inbox));
-    if (!node) return; // never drawn: VS Code asks when it is
-    this.refreshes[node.kind === 'team' ? 'team' : 'inbox']++;
-    this.note(node.id);
-    this.emitter.fire(node);
+    const inbox = this.nodes.get(inboxNodeId(c.team, c.inbox));
+    const team = c.teamRow ? this.nodes.get(teamNodeId(c.team)) : undefined;
+    // The inbox first: VS Code redraws the first refresh at once and holds any other that follows
+    // within 200 ms until then. So the new row shows after one round trip to the window, and the
+    // team's unread count (a team redraw re-asks every open inbox below it) follows.
+    for (const node of [inbox ?? team, inbox && team]) {
+      if (!node) continue;
+      this.refreshes[node.kind === 'team' ? 'team' : 'inbox']++;
+      this.note(node.id);
+      this.emitter.fire(node);
+    }
   }
 
   private note(id: string): void {
@@ -60,14 +65,23 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   getTreeItem(node: TreeNode): vscode.TreeItem {
     this.refreshData(node);
     const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
+    const row = this.row(node);
+    const item = toItem(node, row, node.kind === 'team' || (node.kind === 'inbox' && startsExpanded(node.member)) ? Expanded : node.kind === 'inbox' ? Collapsed : None);
+    if (node.kind === 'message') item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
+    return item;
+  }
+
+  /** Tooltips (up to 600 characters of a message) only on hover: every redraw of an inbox sends all its rows. */
+  resolveTreeItem(item: vscode.TreeItem, node: TreeNode): vscode.TreeItem {
+    item.tooltip = this.row(node).tooltip;
+    return item;
+  }
+
+  private row(node: TreeNode): Row {
     switch (node.kind) {
-      case 'team': return toItem(node, teamRow(node.team), Expanded);
-      case 'inbox': return toItem(node, memberRow(node.team, node.member), startsExpanded(node.member) ? Expanded : Collapsed);
-      case 'message': {
-        const item = toItem(node, messageRow(node.message, node.member.consumed && !node.member.owned), None);
-        item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
-        return item;
-      }
+      case 'team': return teamRow(node.team);
+      case 'inbox': return memberRow(node.team, node.member);
+      case 'message': return messageRow(node.message, node.member.consumed && !node.member.owned);
     }
   }
 
@@ -187,7 +201,6 @@ function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState
   const item = new vscode.TreeItem(row.label, row.collapsible ? state : vscode.TreeItemCollapsibleState.None);
   item.id = node.id;
   item.description = row.description;
-  item.tooltip = row.tooltip;
   item.contextValue = row.contextValue;
   item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
   // the state is in the URI, so a changed row gets its new decoration without an event

@@ -49,15 +49,24 @@ const FORMAT_NAMES: Record<string, string> = { claude: 'Claude', pseudoclaude: '
 
 export function formatName(format: string): string { return FORMAT_NAMES[format] ?? format; }
 
+/** The sidecar's label for people (`myapp · Mon 30 Nov 14:02`) without the name the row already shows. */
+export function labelBesideName(team: Pick<Team, 'name' | 'label'>): string | undefined {
+  if (!team.label || team.label === team.name) return undefined;
+  const prefix = `${team.name} · `;
+  return team.label.startsWith(prefix) ? team.label.slice(prefix.length) : team.label;
+}
+
 export function teamRow(team: Team): Row {
   const unread = teamUnread(team);
   const parts = [formatName(team.format)];
   if (unread) parts.push(`${unread} unread`);
   if (team.ended) parts.push('ended');
-  if (team.label) parts.push(team.label);
+  const label = labelBesideName(team);
+  if (label) parts.push(label);
   if (team.error) parts.push(`error: ${firstLine(team.error.message, 60)}`);
   const tip = [
     `${team.name} (${team.id})`,
+    team.label ?? '',
     team.description ?? '',
     `Folder: ${team.dir}`,
     team.lead ? `Lead: ${team.lead}` : '',

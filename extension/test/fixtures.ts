@@ -1,7 +1,9 @@
+// Wire objects for the unit tests. Cast, not typed literals: the sidecar keeps adding fields, and a
+// fixture should not break when one the code under test does not read appears.
 import type { Member, Message, SendResult, Team } from '../src/protocol';
 
 export function msg(over: Partial<Message> = {}): Message {
-  return {
+  return <Message>{
     id: 'm1', team: 'claude:alpha', inbox: 'user', format: 'claude', from: 'researcher', to: 'user',
     type: 'message', text: 'Found the bug in auth.ts\nDetails follow', summary: null, color: 'blue',
     timestamp: '2026-02-09T17:12:32.316Z', read: false, payload: null, structured: null, raw: {},
@@ -10,7 +12,7 @@ export function msg(over: Partial<Message> = {}): Message {
 }
 
 export function member(over: Partial<Member> = {}): Member {
-  return {
+  return <Member>{
     name: 'researcher', agentId: 'researcher@alpha', inbox: 'researcher', agentType: 'general-purpose', color: 'blue',
     isActive: true, lead: false, total: 2, unread: 1, owned: false, phantom: false, left: false, consumed: true,
     model: null, cwd: null, branch: null, error: null, ...over,
@@ -18,7 +20,7 @@ export function member(over: Partial<Member> = {}): Member {
 }
 
 export function team(over: Partial<Team> = {}): Team {
-  return {
+  return <Team>{
     id: 'claude:alpha', format: 'claude', name: 'alpha', dir: '/h/.claude/teams/alpha', root: '/h/.claude/teams',
     description: 'Alpha team', lead: 'team-lead', identity: 'user', ownInbox: 'user', error: null,
     ended: false, label: null, project: null, createdAt: null, leadAlive: null,
@@ -32,5 +34,5 @@ export function team(over: Partial<Team> = {}): Team {
 }
 
 export function sent(over: Partial<SendResult> = {}): SendResult {
-  return { recipient: 'researcher', ok: true, messageId: null, inbox: 'researcher', error: null, code: null, ...over };
+  return <SendResult>{ recipient: 'researcher', ok: true, messageId: null, inbox: 'researcher', error: null, code: null, ...over };
 }

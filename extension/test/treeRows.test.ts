@@ -21,6 +21,9 @@ test('team row: format tag, unread, error', () => {
   assert.equal(bad.contextValue, 'team.error');
   const ended = teamRow(team({ ended: true, label: 'repo · Feb 9' }));
   assert.equal(ended.description, 'Claude · 2 unread · ended · repo · Feb 9');
+  // a label that starts with the name: only the rest
+  assert.equal(teamRow(team({ label: 'alpha · Mon 30 Nov 11:20' })).description, 'Claude · 2 unread · Mon 30 Nov 11:20');
+  assert.equal(teamRow(team({ label: 'alpha' })).description, 'Claude · 2 unread');
   assert.equal(ended.icon, 'archive');
   assert.equal(ended.contextValue, 'team.ended');
   assert.equal(teamRow(team({ format: 'filebus' })).description, 'File bus · 2 unread');

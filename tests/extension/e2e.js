@@ -10,7 +10,7 @@ const { appendClaude, readInbox } = require('./inboxWrite');
 const BASE = process.env.CS_BASE;
 const HOME_DIR = process.env.TI_HOME;
 const WS = process.env.TI_WS;
-const REPO = process.env.TI_REPO;
+const EXT = process.env.TI_EXT; // run.sh's copy of the built extension (package.json, dist/, bundled/)
 const ARTIFACTS = process.env.TI_ARTIFACTS || path.join(__dirname, 'artifacts');
 fs.mkdirSync(ARTIFACTS, { recursive: true });
 const ALPHA = path.join(HOME_DIR, '.claude', 'teams', 'alpha', 'inboxes');
@@ -72,7 +72,7 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     assert.ok(rowTexts.some(t => /^researcher 1 unread/.test(t)), 'researcher inbox with 1 unread');
     assert.ok(rowTexts.some(t => /^team-lead 1 message · lead/.test(t)), 'team-lead inbox');
     assert.ok(rowTexts.some(t => /^coder 1 message/.test(t)), 'coder inbox');
-    assert.ok(rowTexts.some(t => /^researcher Bug found · 20m ago/.test(t)), 'unread message row');
+    assert.ok(rowTexts.some(t => /^researcher Bug found · 2\dm ago/.test(t)), 'unread message row'); // 20m when written
     assert.ok(rowTexts.some(t => /^team-lead Plan ready · 1h ago/.test(t)), 'read message row');
     assert.ok(rowTexts.some(t => /^coder JWT done/.test(t)), 'PseudoClaude message row');
 
@@ -155,7 +155,7 @@ test('extension host API tests (suite.js)', { timeout: 240000 }, async t => {
   const page = await browser.newPage();
   const host = new URL(BASE).host;
   const payload = JSON.stringify([
-    ['extensionDevelopmentPath', `vscode-remote://${host}${REPO}`],
+    ['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`],
     ['extensionTestsPath', `vscode-remote://${host}${path.join(__dirname, 'suite.js')}`],
   ]);
   const logs = [];

@@ -16,13 +16,14 @@ echo "[run] tools ready after $(( $(date +%s) - START ))s" >&2
 
 cd "$REPO"
 if [ -x "$REPO/.venv/bin/python" ]; then export PYTHON="$REPO/.venv/bin/python"; fi
-bash "$HERE/build-vsix.sh"
+WORK=$(mktemp -d /tmp/teaminbox-e2e.XXXXXX)
+# our own copy of the built extension: another run in this work tree may rebuild dist/ and bundled/
+bash "$HERE/build-vsix.sh" "$WORK/ext"
 echo "[run] vsix built after $(( $(date +%s) - START ))s" >&2
 
 # unit tests of the pure TypeScript modules (fast; same node:test output)
 node esbuild.js --tests && node --test dist-test/
 
-WORK=$(mktemp -d /tmp/teaminbox-e2e.XXXXXX)
 ARTIFACTS="$HERE/artifacts"; rm -rf "$ARTIFACTS"; mkdir -p "$ARTIFACTS"
 cleanup() {
   local rc=$?
@@ -36,8 +37,8 @@ trap cleanup EXIT
 node "$HERE/fixtures.js" "$WORK/home"
 # a real interpreter path: pyenv shims break under a scratch HOME; proves bundled/libs are enough
 PY=$(python3 -c 'import sys; print(sys.executable)')
-ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$REPO/dist/team-inbox.vsix" "$PY" 0
+ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
 echo "[run] code-server up after $(( $(date +%s) - START ))s" >&2
 
-CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_REPO="$REPO" TI_ARTIFACTS="$ARTIFACTS" \
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
   node --test --test-reporter=tap "$HERE/e2e.js"

@@ -284,8 +284,8 @@ test("a teammate's write reaches the tree from the didChange alone (no refetch, 
   appendClaude(c.inbox('user'), [entry('researcher', 'second', { summary: 'Delta row' })]);
   await poll('the new row', async () => (await rows()).some(i => String(i.description).startsWith('Delta row')));
   assert.deepStrictEqual(sentSince(before), {}, 'no request to the sidecar');
-  // its team row holds the unread count: that node is redrawn (with its inboxes), not the tree
-  assert.deepStrictEqual(redrawnSince(n0, c.id), [`team:${c.id}`]);
+  // the inbox, then its team (the unread count); never the tree
+  assert.deepStrictEqual(redrawnSince(n0, c.id), [inboxId, `team:${c.id}`]);
   // the same node objects: VS Code keeps the expansion state
   const teamNode = await treeNode(`team:${c.id}`);
   assert.strictEqual((await api.tree.getChildren(teamNode)).find(n => n.id === inboxId), inbox);

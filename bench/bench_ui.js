@@ -1,0 +1,102 @@
+// Browser side of bench_ui.py: drives code-server in Debian's chromium through playwright-core and
+// reports when things appear in the DOM. One JSON command per stdin line, one JSON answer per
+// stdout line. Times are wall-clock ms read in the page (performance.timeOrigin + now()), so the
+// Python side compares them with its own time.time().
+//   {"cmd":"open","url":U}  fresh context and page; click the Team Inbox icon as soon as it shows;
+//                           -> {iconAt, clickAt, teamsAt} (teamsAt: the first team row in the view)
+//   {"cmd":"arm","text":T}  watch the view for a row whose description holds T -> {armed:true}
+//   {"cmd":"wait","ms":N}   -> {domAt, frameAt} (frameAt: the next animation frame) or {timeout:true}
+//   {"cmd":"rows"}          -> {rows:[...]} the view's rows as text
+//   {"cmd":"close"}         closes the context
+const readline = require('readline');
+const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
+
+const VIEW = '[id="workbench.view.extension.teamInbox"]';
+let browser, context, page;
+
+// Installed before the workbench loads: when the pointer went down on the icon, when the first
+// team row appeared.
+function initScript(view) {
+  const now = () => performance.timeOrigin + performance.now();
+  document.addEventListener('pointerdown', e => {
+    if (!window.__tiClickAt && e.target instanceof Element && e.target.closest('[aria-label^="Team Inbox"]')) window.__tiClickAt = now();
+  }, true);
+  const seen = () => {
+    if (window.__tiTeamsAt) return true;
+    const names = document.querySelectorAll(`${view} .monaco-list-row .label-name`);
+    if (names.length) { window.__tiTeamsAt = now(); return true; }
+    return false;
+  };
+  const start = () => {
+    const obs = new MutationObserver(() => { if (seen()) obs.disconnect(); });
+    obs.observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+  };
+  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+}
+
+const commands = {
+  async open({ url, width = 1280, height = 1400 }) {
+    if (!browser) {
+      browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+          '--no-first-run', '--disable-dev-shm-usage'] });
+    }
+    if (context) await context.close();
+    context = await browser.newContext({ viewport: { width, height } });
+    page = await context.newPage();
+    await page.addInitScript(initScript, VIEW);
+    await page.goto(url);
+    const icon = page.locator('.activitybar [aria-label^="Team Inbox"]').first();
+    await icon.waitFor({ state: 'visible', timeout: 120000 });
+    const iconAt = await page.evaluate(() => performance.timeOrigin + performance.now());
+    await icon.click({ timeout: 60000 });
+    await page.waitForFunction(() => window.__tiTeamsAt, null, { timeout: 120000, polling: 50 });
+    return page.evaluate(iconAt => ({ iconAt, clickAt: window.__tiClickAt, teamsAt: window.__tiTeamsAt }), iconAt);
+  },
+
+  async arm({ text }) {
+    await page.evaluate(([view, text]) => {
+      const now = () => performance.timeOrigin + performance.now();
+      const root = document.querySelector(view);
+      window.__tiHit = new Promise(resolve => {
+        const found = () => [...root.querySelectorAll('.monaco-list-row .label-description')].some(d => d.textContent.includes(text));
+        const done = () => {
+          const domAt = now();
+          obs.disconnect();
+          requestAnimationFrame(() => resolve({ domAt, frameAt: now() }));
+        };
+        const obs = new MutationObserver(() => { if (found()) done(); });
+        obs.observe(root, { childList: true, subtree: true, characterData: true, attributes: true });
+        if (found()) done();
+      });
+    }, [VIEW, text]);
+    return { armed: true };
+  },
+
+  async wait({ ms = 10000 }) {
+    return page.evaluate(ms => Promise.race([window.__tiHit, new Promise(r => setTimeout(() => r({ timeout: true }), ms))]), ms);
+  },
+
+  async rows() {
+    return { rows: await page.locator(`${VIEW} .monaco-list-row`).evaluateAll(els => els.map(e => e.textContent.replace(/\s+/g, ' ').trim())) };
+  },
+
+  async close() {
+    if (context) await context.close();
+    context = undefined;
+    return { closed: true };
+  },
+};
+
+const rl = readline.createInterface({ input: process.stdin });
+rl.on('line', async line => {
+  let out;
+  try {
+    const msg = JSON.parse(line);
+    out = await commands[msg.cmd](msg);
+  } catch (e) {
+    out = { error: String((e && e.stack) || e) };
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+});
+rl.on('close', async () => { await browser?.close(); process.exit(0); });
