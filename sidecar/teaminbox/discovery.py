@@ -92,8 +92,14 @@ class Settings:
 
 
 def _identity_spec(spec: str) -> tuple[str | None, str]:
+    """`NAME` (every format) or `FORMAT=NAME`, FORMAT in any case."""
     fmt, sep, name = spec.partition("=")
-    return (fmt, name) if sep and fmt in registry() else (None, spec)
+    if not sep:
+        return None, spec
+    if fmt.lower() not in registry():
+        known = ", ".join(registry())
+        raise InvalidParams(f"unknown format {fmt!r} in identity {spec!r} (formats: {known})")
+    return fmt.lower(), name
 
 
 @attrs.define
@@ -153,6 +159,8 @@ def watch_plan(roots: Iterable[Root]) -> list[tuple[str, bool]]:
             plan.append((root.path, False))
         else:
             plan.append((root.path, bool(paths) or root.format is not None))
+        for f in formats:  # task boards kept outside the team folders (Claude's tasks/)
+            plan += [(p, True) for p in f.tasks.watch_folders(root.path)] if f.tasks else []
     return plan
 
 
@@ -294,6 +302,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
         created_at=_seconds(r.info.get("created_at")),
         label=_label(team.name, r.info),
         lead_alive=_alive(r.info.get("lead_pid")),
+        orphan=team.config is not None and _alive(r.info.get("lead_pid")) is False,
     )
 
 

@@ -70,3 +70,13 @@ def test_names_for_every_spelling_of_a_pseudoclaude_sender(teams: Teams) -> None
     assert r.name_of(CODER_ID) == "coder" and r.name_of("coder") == "coder"
     assert r.name_of("lead") == "lead" and r.name_of(LEAD_ID) == "lead"
     assert r.name_of("lead-beta") == "lead" and r.name_of("stranger") == "stranger"
+
+
+def test_identity_format_spelling(teams: Teams) -> None:
+    from teaminbox.discovery import Settings
+    from teaminbox.errors import InvalidParams
+
+    s = Settings.build([], defaults=False, identity=["Claude=bob"])
+    assert s.identity["claude"] == "bob" and s.identity["pseudoclaude"] is None
+    with pytest.raises(InvalidParams, match="unknown format 'nope'"):
+        Settings.build([], defaults=False, identity=["nope=bob"])

@@ -48,6 +48,7 @@ class FileBusFormat:
     has_read_flag = False
     drops_leavers = False
     default_identity: str | None = "user"
+    tasks = None  # no task board
 
     # --- layout
 
@@ -109,7 +110,8 @@ class FileBusFormat:
         return RosterParts(members, lead, me, me)
 
     def consumed(self, member: Member, own_inbox: str | None) -> bool:
-        return not member.phantom  # every folder has a reader that deletes on read
+        # Every agent's folder has a reader that deletes on read; the person's own has none.
+        return not member.phantom and member.inbox != own_inbox
 
     def delivery_note(self, member: Member) -> str | None:
         return None
