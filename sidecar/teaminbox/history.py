@@ -451,3 +451,43 @@ class History:
                 if cur.rowcount:
                     fresh.append(m)
         return fresh
+
+    # --- task boards: each team's last non-empty board (Claude Code empties a finished
+    # list, and an ended team's tasks must stay readable); tasks.Boards writes them
+
+    _BOARDS_SCHEMA = """
+    CREATE TABLE IF NOT EXISTS task_boards (
+        team TEXT PRIMARY KEY,
+        body BLOB NOT NULL,
+        saved_at REAL NOT NULL
+    );
+    CREATE TRIGGER IF NOT EXISTS task_boards_forget AFTER DELETE ON teams BEGIN
+        DELETE FROM task_boards WHERE team = old.id;
+    END;
+    """
+
+    def _boards_table(self) -> None:
+        if getattr(self, "_boards_ready", False):
+            return
+        with self._lock:
+            self.db.executescript(self._BOARDS_SCHEMA)
+        self._boards_ready = True
+
+    def save_board(self, team: str, body: bytes) -> None:
+        """Keep a team's board (a JSON array of Task); dropped with the team (forgetTeam,
+        retention)."""
+        self._boards_table()
+        with self._lock, self.db:
+            self.db.execute(
+                "INSERT INTO task_boards(team, body, saved_at) VALUES (?,?,?)"
+                " ON CONFLICT(team) DO UPDATE SET body=excluded.body, saved_at=excluded.saved_at",
+                (_key(team), body, time.time()),
+            )
+
+    def board(self, team: str) -> tuple[bytes, float] | None:
+        """(body, saved_at) of a team's last non-empty board."""
+        self._boards_table()
+        row = self.db.execute(
+            "SELECT body, saved_at FROM task_boards WHERE team=?", (_key(team),)
+        ).fetchone()
+        return None if row is None else (bytes(row[0]), float(row[1]))

@@ -35,6 +35,7 @@ from .formats import InboxFormat
 from .history import History
 from .model import Member, Message, Problem, Team, converter
 from .rows import Rows, load_rows
+from .tasks import Boards
 
 log = logging.getLogger("teaminbox")
 CONFIG_GRACE = 1.0  # Claude Code writes config.json in place: a torn read is not corruption
@@ -107,6 +108,7 @@ class Tracker:
         self._saved: dict[str, bytes] = {}  # each live team as last archived
         self._good_config: dict[str, dict[str, Any]] = {}
         self._bad_since: dict[str, float] = {}
+        self.boards = Boards(history)  # each live team's task board (tasks.py)
         # Features add what they derive to each Team the queries give (state thread; a
         # hook replaces members rather than changing the roster's own objects).
         self.team_hooks: list[Callable[[Team], None]] = []
@@ -122,6 +124,7 @@ class Tracker:
         ended = set(self.teams) - set(teams)
         self.teams, self.rosters = teams, rosters
         self._archive_teams(ended)
+        self.boards.sync(teams)
         wanted: set[tuple[str, str]] = set()
         for tid, r in rosters.items():
             for m in r.members:
@@ -188,6 +191,10 @@ class Tracker:
     def refresh_paths(self, paths: Iterable[str]) -> tuple[bool, list[Change]]:
         """Re-read the inboxes named by hints; anything unknown triggers a full scan."""
         paths = set(paths)
+        boards = {p for p in paths if p not in self.by_path and self.boards.claims(p)}
+        if boards:  # a task board's files (an unknown board is no team's: not a scan)
+            self.boards.refresh_locations(boards)
+            paths -= boards
         if any(p not in self.by_path for p in paths):
             return self.scan()
         changes = [c for p in paths if (c := self.refresh(self.inboxes[self.by_path[p]]))]

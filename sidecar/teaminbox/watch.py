@@ -19,20 +19,28 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserver
 
 from .formats import InboxFormat
+from .tasks import board_hint
 
 log = logging.getLogger("teaminbox")
 COALESCE_SECONDS = 0.002
 
 
 def classify(path: str, formats: Iterable[InboxFormat]) -> tuple[str, str] | None:
-    """("inbox", inbox path) or ("team", path), or None for a temp file or a lock."""
+    """("inbox", inbox path) or ("team", path), or None for a temp file or a lock;
+    ("tasks", board) for a task board's file (tasks.py), which never needs a rescan."""
     found: tuple[str, str] | None = None
+    boards = []
     for fmt in formats:
         hint = fmt.hint(path)
         if hint is None:
             return None  # some format's temp file: never news by itself
         if found is None or hint[0] == "inbox":
             found = hint
+        boards.append(fmt.tasks)
+    if found is not None and found[0] == "team":  # an inbox is never a board's: no cost there
+        claimed, board = board_hint(path, boards)
+        if claimed:
+            return None if board is None else ("tasks", board)
     return found
 
 

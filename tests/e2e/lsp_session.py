@@ -127,6 +127,9 @@ NOTIFICATIONS = (
     "teamInbox/teamsChanged",
     "teamInbox/unread",
     "teamInbox/replied",
+    "teamInbox/tasksChanged",
+    "teamInbox/memberState",
+    "teamInbox/attentionChanged",
 )
 WAIT = 10.0  # seconds before a missing notification fails the test (never hangs)
 

@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 from array import array
 from contextlib import AbstractContextManager
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import attrs
 import orjson
 
 from ..errors import check_name
 from ..model import Member, Message, Problem
+
+if TYPE_CHECKING:
+    from ..tasks import TaskBoard
 
 Hint = Literal["inbox", "team"]
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
@@ -42,6 +45,9 @@ class InboxFormat(Protocol):
     has_read_flag: bool  # entries carry `read`; else the person's "read" is the seen state
     drops_leavers: bool  # the config forgets members who leave, their inbox files stay
     default_identity: str | None
+
+    @property
+    def tasks(self) -> TaskBoard | None: ...  # its task board (tasks.py); None: it has none
 
     # --- layout
     def team_dirs(self, root: str, explicit: bool) -> list[tuple[str, str]]: ...

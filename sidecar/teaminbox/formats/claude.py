@@ -20,6 +20,7 @@ from ..errors import CorruptInbox
 from ..model import Member, Message
 from . import dumps_indented, loads, opt_str, short_hash, skip_space_back
 from .base import JsonFileLayout, RosterParts
+from .tasks_claude import CLAUDE_TASKS
 
 KNOWN_FRAMES = frozenset(
     {
@@ -115,6 +116,7 @@ class ClaudeFormat(JsonFileLayout):
     drops_leavers = True
     compactable = True
     default_identity: str | None = USER_INBOX
+    tasks = CLAUDE_TASKS  # the task board: <config>/tasks/<team>/, a file a task
 
     def sniff(self, team_path: str, config: dict[str, Any] | None) -> bool:
         if config is not None:

@@ -18,6 +18,7 @@ from ..errors import CorruptInbox
 from ..model import Member, Message
 from . import canonical, dumps_indented, loads, opt_str, short_hash
 from .base import JsonFileLayout, RosterParts
+from .tasks_pseudoclaude import PSEUDOCLAUDE_TASKS
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -134,6 +135,7 @@ class PseudoClaudeFormat(JsonFileLayout):
     drops_leavers = False
     compactable = False  # an entry's index is its identity: pruning shifts what gets marked
     default_identity: str | None = None  # the lead
+    tasks = PSEUDOCLAUDE_TASKS  # the task board: <team>/tasks.json
 
     def sniff(self, team_path: str, config: dict[str, Any] | None) -> bool:
         if config is not None:

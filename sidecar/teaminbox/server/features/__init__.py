@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import activity, inboxes, maintenance, marking, notify, search, sending
+from . import activity, attention, inboxes, maintenance, marking, notify, search, sending, tasks
 
 FEATURES: tuple[ModuleType, ...] = (
     inboxes,
@@ -14,4 +14,6 @@ FEATURES: tuple[ModuleType, ...] = (
     maintenance,
     notify,
     activity,
+    tasks,
+    attention,
 )

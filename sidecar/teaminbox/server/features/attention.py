@@ -1,0 +1,453 @@
+"""Member states, what needs the person, and answering a plan.
+
+Each member's state (member_state.py) is derived from its team's recent messages (the
+history's, then every change's new ones) and its inbox as the tracker holds it, and set
+on the members of every Team a query gives (`Member.state`; `Team.orphan` for an ended
+team is false). `teamInbox/memberState` carries a team's states when any changed;
+`teamInbox/attention` lists what waits on the person and `teamInbox/attentionChanged`
+pushes it when it changes:
+
+- plan / permission: a request nobody answered (from a member that is not gone);
+- stalled: a member whose inbox holds messages unread past the stall time;
+- unanswered: text messages in the person's own inbox that the person has neither
+  answered (written to their sender since) nor read or marked seen, one item a sender.
+
+`teamInbox/answerPlan`: PseudoClaude lets the person answer as the lead (a
+`plan_approval_response` to the member); Claude Code refuses that frame from anyone but
+its lead, so there it is a message to the lead quoting the request (effect `asked_lead`).
+Time-based states (stalled, a quiet lead) are re-derived at least once a second, on the
+periodic rescan's step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import orjson
+
+from ... import member_state as ms
+from ... import sending
+from ...discovery import Roster
+from ...errors import InvalidParams, TeamEnded, TeamInboxError
+from ...model import MemberState, Message, Team, converter
+from ...protocol import (
+    AnswerPlanParams,
+    AnswerPlanResult,
+    AttentionItem,
+    AttentionResult,
+    Empty,
+    MemberStateItem,
+    MemberStateParams,
+    PlanEffect,
+)
+from ...tracker import Change, Tracker
+from ..core import Outgoing, TeamInboxServer
+
+RECENT = 400  # messages of a team the states are derived from
+FULL_EVERY = 1.0  # seconds: every team re-derived at least this often (time moves on)
+UNREAD_SCAN = 1000  # undelivered entries looked at in one inbox
+
+
+class UnknownRequest(TeamInboxError):
+    code = "unknown_request"
+
+
+def _key(e: ms.Event) -> tuple[str, str]:
+    return e.msg.inbox, e.msg.id
+
+
+class TeamView:
+    """One team's recent messages as events, and what was derived from them last."""
+
+    def __init__(self, msgs: list[Message]) -> None:
+        self.msgs = msgs
+        self.evs: list[ms.Event] | None = None
+        self.states: dict[str, MemberState] = {}
+        self.items: list[AttentionItem] = []
+
+    def add(self, msgs: list[Message]) -> None:
+        self.msgs.extend(msgs)
+        if len(self.msgs) > 2 * RECENT:
+            self.msgs.sort(key=lambda m: ms.epoch(m.timestamp) or 0.0)
+            del self.msgs[:-RECENT]
+        self.evs = None
+
+
+class Attention:
+    def __init__(self, server: TeamInboxServer) -> None:
+        self.server = server
+        self.views: dict[str, TeamView] = {}
+        self.sent_states: dict[str, dict[str, MemberState]] = {}
+        self.sent_items: list[Any] | None = None
+        self.last_full = 0.0
+        self.hooked = False
+
+    @property
+    def tracker(self) -> Tracker:
+        tracker = self.server.tracker
+        assert tracker is not None
+        return tracker
+
+    @property
+    def stall_seconds(self) -> float:
+        return max(0.0, self.server.options.stall_minutes * 60)
+
+    # --- the team's messages ------------------------------------------------------------
+
+    def view(self, tid: str) -> TeamView:
+        v = self.views.get(tid)
+        if v is None:
+            v = self.views[tid] = TeamView(self.tracker.history.team_messages(tid, 0, RECENT))
+        return v
+
+    def events(self, tid: str, r: Roster | None) -> list[ms.Event]:
+        v = self.view(tid)
+        if v.evs is None:
+            v.evs = ms.events(v.msgs, r.name_of if r else _same)
+        return v.evs
+
+    # --- states (the tracker's team hook) ----------------------------------------------
+
+    def hook(self, team: Team) -> None:
+        """Set each member's state on a Team a query built (copies: the roster keeps its own)."""
+        if team.ended:
+            team.orphan = False
+            team.members = [
+                attrs.evolve(m, state=MemberState("gone", None, "the team ended"))
+                if not (m.owned and not m.lead)
+                else m
+                for m in team.members
+            ]
+            return
+        states = self.derive(team)
+        team.members = [
+            attrs.evolve(m, state=states[m.inbox]) if m.inbox in states else m for m in team.members
+        ]
+
+    def derive(self, team: Team) -> dict[str, MemberState]:
+        tracker = self.tracker
+        r = tracker.rosters.get(team.id)
+        evs = self.events(team.id, r)
+        v = self.view(team.id)
+        inbox_owner = _owner(team)
+        requests = ms.pending(evs, inbox_owner)
+        now = time.time()
+        states: dict[str, MemberState] = {}
+        for m in team.members:
+            if m.phantom or (m.owned and not m.lead):
+                continue  # nobody's (phantom), or the person's own (Claude's user.json)
+            undelivered, oldest = self._undelivered(team.id, m.inbox, m.consumed)
+            facts = ms.Facts(
+                name=m.name,
+                inbox=m.inbox,
+                lead=m.lead,
+                left=m.left,
+                is_active=m.is_active,
+                lead_alive=team.lead_alive,
+                activity=m.activity,
+                undelivered=undelivered,
+                oldest_undelivered=oldest,
+                idles=not m.lead,
+            )
+            states[m.inbox] = ms.derive(facts, evs, requests, now, self.stall_seconds)
+        v.states = states
+        v.items = self._items(team, r, evs, requests, states)
+        return states
+
+    def _undelivered(
+        self, tid: str, inbox: str, consumed: bool
+    ) -> tuple[frozenset[str], float | None]:
+        """Entries still unread in an inbox an agent consumes, and the oldest one's time."""
+        state = self.tracker.inboxes.get((tid, inbox))
+        if state is None or not consumed or not state.rows.unread:
+            return frozenset(), None
+        rows = state.rows
+        first = rows.read.find(0)
+        ids: list[str] = []
+        for i, (rid, read) in enumerate(zip(rows.iter_ids(), rows.read, strict=True)):
+            if i >= first and not read:
+                ids.append(rid)
+                if len(ids) >= UNREAD_SCAN:
+                    break
+        try:
+            oldest = ms.epoch(rows.message(state.fmt, first, tid, inbox).timestamp)
+        except Exception:  # an entry that no longer parses: no age to tell
+            oldest = None
+        return frozenset(ids), oldest
+
+    # --- what needs the person -----------------------------------------------------------
+
+    def _items(
+        self,
+        team: Team,
+        r: Roster | None,
+        evs: list[ms.Event],
+        requests: list[ms.Request],
+        states: dict[str, MemberState],
+    ) -> list[AttentionItem]:
+        by_name = {m.name: m for m in team.members}
+        items: list[AttentionItem] = []
+        for q in requests:
+            m = by_name.get(q.member)
+            st = states.get(m.inbox) if m else None
+            if st is not None and st.kind == "gone":
+                continue
+            who = "its plan" if q.kind == "plan" else q.words()
+            items.append(
+                AttentionItem(
+                    kind=q.kind,
+                    team=team.id,
+                    member=q.member,
+                    inbox=m.inbox if m else None,
+                    since=q.since,
+                    summary=f"{q.member} asks for approval of {who}"
+                    if q.kind == "plan"
+                    else f"{q.member} asks {who}",
+                    request_id=q.request_id,
+                    tool_name=q.tool_name,
+                )
+            )
+        for m in team.members:
+            st = states.get(m.inbox)
+            if st is not None and st.kind == "stalled":
+                undelivered, _ = self._undelivered(team.id, m.inbox, m.consumed)
+                items.append(
+                    AttentionItem(
+                        kind="stalled",
+                        team=team.id,
+                        member=m.name,
+                        inbox=m.inbox,
+                        since=st.since,
+                        summary=f"{m.name}: {st.detail}",
+                        count=len(undelivered),
+                    )
+                )
+        if r is not None:
+            items += self._unanswered(team, r, evs)
+        return items
+
+    def _unanswered(self, team: Team, r: Roster, evs: list[ms.Event]) -> list[AttentionItem]:
+        own = r.own_inbox
+        state = self.tracker.inboxes.get((team.id, own or ""))
+        if own is None or state is None or not len(state.rows):
+            return []
+        member = r.member(own)
+        consumed = member is not None and member.consumed
+        live = dict(zip(state.rows.iter_ids(), state.rows.read, strict=True))
+        seen = self.tracker.history.seen_ids(team.id, own)
+        inbox_owner = _owner(team)
+        me = r.identity
+        last_answer: dict[str, float] = {}
+        for e in evs:
+            if e.sender == me and e.inbox != own:
+                to = inbox_owner(e.inbox)
+                last_answer[to] = max(last_answer.get(to, 0.0), e.ts)
+        waiting: dict[str, list[ms.Event]] = {}
+        for e in evs:
+            if e.inbox != own or e.msg.structured is not None or e.sender in (me, "user"):
+                continue
+            if e.msg.id not in live or e.msg.id in seen:
+                continue
+            if live[e.msg.id] and not consumed:
+                continue  # read in the person's own file
+            if last_answer.get(e.sender, 0.0) >= e.ts:
+                continue
+            waiting.setdefault(e.sender, []).append(e)
+        items = []
+        for sender, got in waiting.items():
+            last = got[-1]
+            said = last.msg.summary or last.msg.text.strip().split("\n", 1)[0]
+            if len(said) > 120:
+                said = said[:119] + "\u2026"
+            sm = next((x for x in r.members if x.name == sender), None)
+            items.append(
+                AttentionItem(
+                    kind="unanswered",
+                    team=team.id,
+                    member=sender,
+                    inbox=sm.inbox if sm else None,
+                    since=got[0].ts,
+                    summary=f"{sender}: {said}",
+                    message_id=last.msg.id,
+                    count=len(got),
+                )
+            )
+        return items
+
+    def all_items(self) -> list[AttentionItem]:
+        out = [i for tid in self.tracker.rosters for i in self.view(tid).items]
+        out.sort(key=lambda i: (i.since or 0.0, i.team, i.member))
+        return out
+
+    # --- pushing -------------------------------------------------------------------------
+
+    def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
+        tracker = self.tracker
+        hooks = tracker.team_hooks
+        if self.hook in hooks:  # last: after the hooks that fill in what it reads (activity)
+            hooks.remove(self.hook)
+        hooks.append(self.hook)
+        for tid in list(self.views):
+            if tid not in tracker.rosters:
+                del self.views[tid]
+                self.sent_states.pop(tid, None)
+        dirty: set[str] = set()
+        for c in changes:
+            if c.team in self.views and c.diff.added:
+                self.views[c.team].add(list(c.diff.added))
+            dirty.add(c.team)
+        now = time.monotonic()
+        if teams_changed or now - self.last_full >= FULL_EVERY or self.sent_items is None:
+            dirty |= set(tracker.rosters)
+            self.last_full = now
+        out: Outgoing = []
+        for tid in sorted(dirty):
+            if tid not in tracker.rosters:
+                continue
+            team = tracker.find(tid)  # runs the hooks: states and items derived
+            states = {m.inbox: m.state for m in team.members if m.state is not None}
+            if states != self.sent_states.get(tid):
+                self.sent_states[tid] = states
+                members = [
+                    MemberStateItem(m.name, m.inbox, m.state)
+                    for m in team.members
+                    if m.state is not None
+                ]
+                out.append(("teamInbox/memberState", MemberStateParams(tid, members)))
+        items = self.all_items()
+        body = [converter.unstructure(i) for i in items]
+        if body != self.sent_items:
+            self.sent_items = body
+            out.append(("teamInbox/attentionChanged", AttentionResult(items, len(items))))
+        return out
+
+    # --- answering a plan ----------------------------------------------------------------
+
+    def plan_target(self, p: AnswerPlanParams) -> tuple[Roster, str, str | None, str]:
+        """(roster, member, request id, format) for an answer, from the request or the member."""
+        tracker = self.tracker
+        t = tracker.find(p.team)
+        if t.ended:
+            raise TeamEnded(f"team {t.id} has ended: nobody is there to answer")
+        r = tracker.roster(t.id)
+        if p.request_id is None and not p.member:
+            raise InvalidParams("give requestId (the plan_approval_request's) or member")
+        evs = self.events(t.id, r)
+        asked = [e for e in evs if e.type == "plan_approval_request"]
+        member = p.member
+        if p.request_id is not None:
+            hits = [e for e in asked if e.request_id == p.request_id]
+            if hits:
+                member = member or hits[-1].sender
+            elif member is None:
+                raise UnknownRequest(
+                    f"team {t.id} has no plan approval request {p.request_id!r}"
+                    " (give member to answer it anyway)"
+                )
+        assert member is not None
+        m = r.resolve_inbox(member)
+        rid = p.request_id
+        if rid is None:  # the member's latest unanswered one, if any
+            open_ = ms.pending(evs, _owner(t))
+            mine = [q for q in open_ if q.kind == "plan" and q.member == m.name]
+            rid = mine[-1].request_id if mine else None
+        return r, m.name, rid, t.format
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def _owner(team: Team) -> Callable[[str], str]:
+    """An inbox stem -> its member's name."""
+    names = {m.inbox: m.name for m in team.members}
+
+    def owner(inbox: str) -> str:
+        return names.get(inbox, inbox)
+
+    return owner
+
+
+def ask_lead_text(member: str, rid: str | None, approved: bool, feedback: str | None) -> str:
+    """The message to a Claude Code lead: only the lead may answer a plan approval."""
+    verb = "APPROVE" if approved else "REJECT"
+    which = f" (plan approval request {rid})" if rid else ""
+    frame: dict[str, Any] = {
+        "type": "plan_approval_response",
+        "request_id": rid or "<the request's id>",
+        "approve": approved,
+    }
+    if feedback or not approved:
+        frame["feedback"] = feedback or "Plan needs revision"
+    lines = [
+        f"Please {verb} the plan of {member}{which}.",
+        f"Only you, the team lead, can answer it: send {member} the message"
+        f" {orjson.dumps(frame).decode()}",
+    ]
+    if feedback:
+        lines.append(f"Feedback for {member}: {feedback}")
+    return "\n".join(lines)
+
+
+def setup(server: TeamInboxServer) -> None:
+    att = Attention(server)
+    server.publishers.append(att.publish)
+
+    @server.request("teamInbox/attention")
+    async def attention(ls: TeamInboxServer, p: Empty) -> AttentionResult:
+        def run() -> AttentionResult:
+            tracker = att.tracker
+            for tid in tracker.rosters:
+                tracker.find(tid)  # derives afresh
+            items = att.all_items()
+            return AttentionResult(items, len(items))
+
+        return await ls.in_state(run)
+
+    @server.request("teamInbox/answerPlan")
+    async def answer_plan(ls: TeamInboxServer, p: AnswerPlanParams) -> AnswerPlanResult:
+        r, member, rid, fmt = await ls.in_state(lambda: att.plan_target(p))
+        effect: PlanEffect
+        if fmt == "claude":
+            if r.lead is None:
+                raise InvalidParams(f"team {r.team.id} has no lead to ask")
+            to, effect = r.lead, "asked_lead"
+            text = ask_lead_text(member, rid, p.approved, p.feedback)
+            verdict = "approve" if p.approved else "reject"
+
+            def write() -> Any:
+                return sending.send(r, to, text, summary=f"please {verdict} {member}'s plan")
+
+            note = "Claude Code takes a plan approval only from its lead: the lead was asked"
+        elif fmt == "pseudoclaude":
+            to, effect = member, "answered"
+            payload: dict[str, Any] = {"approved": p.approved}
+            if p.feedback:
+                payload["feedback"] = p.feedback
+            if rid:
+                payload["request_id"] = rid
+            text = "Plan approved" if p.approved else "Plan rejected"
+            text += f": {p.feedback}" if p.feedback else ""
+
+            def write() -> Any:
+                return sending.send(r, to, "", type="plan_approval_response", payload=payload)
+
+            note = None
+        else:
+            raise InvalidParams(f"{fmt} teams have no plan approvals")
+        results = await ls.in_pool(write)  # may wait on a peer's lock
+        res = results[0]
+        await ls.refresh({r.team.inbox_path(res.inbox)} if res.inbox else set())
+        return AnswerPlanResult(
+            effect=effect,
+            team=r.team.id,
+            member=member,
+            to=res.recipient,
+            request_id=rid,
+            message_id=res.message_id,
+            text=text,
+            note=note,
+        )
