@@ -486,6 +486,23 @@ def _add_more(sub: Any) -> None:
     sp.add_argument("--json", action="store_true", help=JSON_HELP)
     sp.set_defaults(func=cmd_compact)
 
+    about = (
+        "a team's task board (Claude Code: ~/.claude/tasks/<team>/, which outlives the team;"
+        " PseudoClaude: <team>/tasks.json); --set changes one task's status under the"
+        " peer's own lock. An ended team's board comes from the history"
+    )
+    sp = sub.add_parser("tasks", help="show a team's tasks, or set one's status", description=about)
+    sp.add_argument("team")
+    sp.add_argument(
+        "--set",
+        nargs=2,
+        metavar=("ID", "STATUS"),
+        help="set task ID's status: pending, in_progress, completed (PseudoClaude: also blocked)",
+    )
+    sp.add_argument("--history", metavar="PATH", help=HISTORY_HELP)
+    sp.add_argument("--json", action="store_true", help=JSON_HELP)
+    sp.set_defaults(func=cmd_tasks)
+
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
@@ -557,6 +574,76 @@ def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
     else:
         pruned = plural(res.removed, "read entry", "read entries")
         print(f"{res.team} {res.inbox}: archived and pruned {pruned}, {res.kept} left")
+    return EXIT_OK
+
+
+def _ended_tasks(args: argparse.Namespace, team: str) -> tuple[str, list[Any]]:
+    """An ended team's board, from the history (its files where they outlived it)."""
+    from .discovery import pick_team
+    from .tasks import Boards
+
+    history = _history(args)
+    try:
+        ended = [converter.structure(orjson.loads(b), Team) for b, _ in history.ended_teams()]
+        t: Team = pick_team(ended, team)
+        return t.id, Boards(history).ended(t)
+    finally:
+        history.close()
+
+
+def _show_tasks(tasks: list[Any]) -> None:
+    width = max([len(t.id) for t in tasks] + [1])
+    for t in tasks:
+        owner = f"  ({t.owner})" if t.owner else ""
+        print(f"#{t.id:<{width}}  {t.status:<11}  {t.subject}{owner}")
+        if t.blocked_by:
+            print(f"  {'':<{width}}blocked by: {', '.join('#' + b for b in t.blocked_by)}")
+
+
+def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
+    from .errors import UnknownTeam
+    from .locks import DEFAULT_TIMEOUT
+    from .tasks import NoTaskBoard
+
+    try:
+        team = resolve_team(settings.roots, args.team)
+    except UnknownTeam:
+        if args.set:
+            raise
+        tid, tasks = _ended_tasks(args, args.team)
+        archived = " (ended: its last board)" if tasks and tasks[0].archived else " (ended)"
+        if args.json:
+            _print_json({"team": tid, "tasks": converter.unstructure(tasks)})
+        else:
+            print(f"{tid}{archived}: {plural(len(tasks), 'task')}")
+            _show_tasks(tasks)
+        return EXIT_OK
+    board = team.fmt.tasks
+    location = board.location(team.path, team.name) if board else None
+    if board is None or location is None:
+        raise NoTaskBoard(f"team {team.id} keeps no task board")
+    r = roster(team, settings)
+    if args.set:
+        task_id, status = args.set
+        task = board.set_status(location, task_id, status, DEFAULT_TIMEOUT)
+        task.team = team.id
+        task.owner = r.name_of(task.owner) if task.owner else None
+        if args.json:
+            _print_json({"task": converter.unstructure(task)})
+        else:
+            print(f"{team.id} #{task.id}: {task.status}  {task.subject}")
+        return EXIT_OK
+    got = board.read(location, team.id) if board.sig(location) is not None else None
+    tasks = got.tasks if got else []
+    for t in tasks:
+        t.owner = r.name_of(t.owner) if t.owner else None
+    if args.json:
+        _print_json({"team": team.id, "tasks": converter.unstructure(tasks)})
+        return EXIT_OK
+    for p in got.problems if got else []:
+        print(f"! {p.message}", file=sys.stderr)
+    print(f"{team.id}: {plural(len(tasks), 'task')}  {location}")
+    _show_tasks(tasks)
     return EXIT_OK
 
 
