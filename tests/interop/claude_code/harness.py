@@ -398,6 +398,8 @@ class FakeApi:
         self.script = script
         self.requests: list[Request] = []
         self.spawned: dict[str, str] = {}  # spawn prompt -> teammate name
+        self.in_flight = 0
+        self.last_done = time.monotonic()
         self.t0 = time.monotonic()
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -472,6 +474,7 @@ class FakeApi:
         with self._lock:
             req = Request(len(self.requests), time.monotonic() - self.t0, method, h.path, body)
             self.requests.append(req)
+            self.in_flight += 1
         try:
             if method == "POST" and path == "/v1/messages/count_tokens":
                 req.reply = "count_tokens"
@@ -495,6 +498,10 @@ class FakeApi:
                 h._send(200, "application/json", data)
         except (BrokenPipeError, ConnectionResetError):
             req.status = 499
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                self.last_done = time.monotonic()
 
     def _usage(self, req: Request, reply: Reply) -> tuple[dict[str, int], int]:
         size = len(json.dumps(req.body.get("messages", [])))
@@ -587,6 +594,11 @@ class FakeApi:
         h.close_connection = True
 
     # -- queries
+
+    def quiet_for(self) -> float:
+        """Seconds since the last answer, 0 while a request is being answered."""
+        with self._lock:
+            return 0.0 if self.in_flight else time.monotonic() - self.last_done
 
     def snapshot(self) -> list[Request]:
         with self._lock:
@@ -898,13 +910,32 @@ class Session:
             )
         return res.stdout
 
+    def idle(self, quiet: float = 1.5, timeout: float = 20.0) -> bool:
+        """Wait until no model request is in flight and none came for `quiet` s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.api.quiet_for() >= quiet:
+                return True
+            time.sleep(0.1)
+        return False
+
     def exit(self, timeout: float = 30.0) -> int | None:
-        """/exit typed at the prompt; then Ctrl-D, Ctrl-C and SIGTERM as fallbacks."""
+        """/exit typed at an idle prompt; retyped, then Ctrl-C twice and SIGTERM."""
         pty = self.pty
         assert pty is not None
+        self.idle()
         t0 = time.monotonic()
+
+        def retype() -> None:
+            pty.write(b"\x1b")  # Escape: close a menu, or interrupt a turn
+            time.sleep(0.5)
+            pty.write(b"\x15")  # Ctrl-U: clear the input line
+            time.sleep(0.2)
+            pty.type("/exit")
+
         steps: list[tuple[str, Callable[[], None], float]] = [
-            ("/exit", lambda: pty.type("/exit"), timeout * 0.5),
+            ("/exit", lambda: pty.type("/exit"), timeout * 0.4),
+            ("/exit again", retype, timeout * 0.4),
             ("ctrl-c", lambda: (pty.write(b"\x03"), time.sleep(0.3), pty.write(b"\x03")), 5),
             ("sigterm", lambda: pty.signal_group(signal.SIGTERM), 10),
         ]

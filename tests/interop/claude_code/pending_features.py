@@ -33,7 +33,8 @@ def test_ended_team_is_kept(cc: CcRun) -> None:
 
     Expects: `teamInbox/teams` (includeEnded defaults to true) still lists
     `claude:<team>` with `ended: true`, `leadAlive: false`, its members (team-lead
-    and helper, helper with `left: true`); `teamInbox/messages` with
+    and helper, helper with `left: true`), and no ghost `claude:<team>.deleted-<uuid>`
+    team from 2.1.332's rename-then-delete; `teamInbox/messages` with
     `includeArchived: true` on each inbox answers (no `unknown_team`) with the same
     messages as before /exit, all `archived: true`.
     """
@@ -46,6 +47,10 @@ def test_ended_team_is_kept(cc: CcRun) -> None:
     members = {m["inbox"]: m for m in team["members"]}
     assert {"team-lead", "helper"} <= set(members)
     assert members["helper"]["left"] is True
+    # 2.1.332 renames the folder to `<team>.deleted-<uuid>` before removing it: that
+    # passing folder is no team, and must not be kept as an ended one
+    ghosts = [t["id"] for t in cc.server.teams_after_exit["teams"] if ".deleted-" in t["id"]]
+    assert ghosts == [], ghosts
     for inbox in ("team-lead", "helper"):
         after = cc.server.messages_after_exit[inbox]
         assert "error" not in after, after

@@ -245,15 +245,26 @@ def run(
             30,
             "shutdown_approved in team-lead.json",
         )
-        # let the lead take in the approval (and prune it) before the person leaves
-        time.sleep(2.0)
+        # the lead takes in the approval (its model is shown it) and prunes it
+        s.wait(
+            lambda: s.api.find(lambda r: r.who == "lead" and "shutdown_approved" in r.last_user),
+            30,
+            "the lead's model to be shown shutdown_approved",
+        )
+        inboxes = [f"teams/{out.team}/inboxes/{n}.json" for n in ("team-lead", "helper")]
+        s.wait(
+            lambda: all(s.recorder.last_json(p) == [] for p in inboxes),
+            15,
+            "team-lead.json and helper.json to be empty",
+        )
         # 5 s after every task is completed, the lead's task list is reset (files
         # deleted, .highwatermark kept): wait for it (test_observed asserts it)
         task = f"tasks/{out.team}/1.json"
         s.recorder.wait_for(
-            lambda r: bool(r.versions(task)) and r.versions(task)[-1].data is None, 8.0
+            lambda r: bool(r.versions(task)) and r.versions(task)[-1].data is None, 15.0
         )
         s.mark("task-reset")
+        s.idle()
     except HarnessError as exc:
         out.error = str(exc)
     except Exception as exc:
