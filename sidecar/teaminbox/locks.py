@@ -6,6 +6,10 @@ Each excludes the other (mkdir fails on a file, O_EXCL on a directory).
 Either is stale when its mtime is older than 10 s; a holder refreshes the
 mtime while it holds, and checks before committing that the lock is still
 the one it made, so a peer that broke it early never sees a lost update.
+The holder keeps a descriptor on the lock it made: that inode cannot be
+reused while it is open, so "the lock at the path is still ours" is an
+inode comparison that no replacement can fool, and a refresh (futimens on
+the descriptor) can only ever touch our own lock, never a peer's.
 
 Anything else at the lock path (a symlink, dangling or not, a FIFO...) is
 neither peer's lock: it counts as held by someone unknown and is never
@@ -73,7 +77,8 @@ class PeerLock:
         self.path = lock_path(inbox_path)
         self.timeout = timeout
         self.acquired_at = 0.0  # monotonic time of the last acquire or refresh
-        self._ident: tuple[int, int] | None = None  # (inode, mtime_ns) we last saw
+        self._ident: tuple[int, int] | None = None  # (device, inode) of the lock we made
+        self._fd: int | None = None  # open on it while held: the inode stays ours
         # Reentrant: the signal handler runs on the main thread, maybe inside a commit.
         self._mutex = threading.RLock()
         self._foreign: str | None = None  # what squats the path, if not a peer's lock
@@ -89,7 +94,23 @@ class PeerLock:
             st = os.lstat(self.path)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return st.st_ino, st.st_mtime_ns
+        return st.st_dev, st.st_ino
+
+    def _hold(self) -> None:
+        """Open what we just created; a peer cannot have replaced a lock this fresh."""
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags)
+        st = os.fstat(fd)
+        with self._mutex:
+            self._fd, self._ident = fd, (st.st_dev, st.st_ino)
+            self.acquired_at = time.monotonic()
+
+    def _let_go(self) -> None:
+        """Forget the lock (mutex held); the caller has removed it or lost it."""
+        self._ident = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
     def acquire(self) -> PeerLock:
         """Take the lock, waiting up to `timeout`. Every pass through the loop either
@@ -107,9 +128,7 @@ class PeerLock:
                 if err.errno not in (errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
                     raise
             else:
-                with self._mutex:
-                    self._ident = self._ident_now()
-                    self.acquired_at = time.monotonic()
+                self._hold()
                 _refresher.add(self)
                 return self
             freed = self._remove_if_stale()
@@ -168,10 +187,12 @@ class PeerLock:
 
     def refresh(self) -> None:
         with self._mutex:
-            if self._ident is None or self._ident_now() != self._ident:
+            if not self.is_mine() or self._fd is None:
                 return  # lost; verify() reports it
-            os.utime(self.path)
-            self._ident = self._ident_now()
+            if os.utime in os.supports_fd:
+                os.utime(self._fd)  # our inode, whatever the path holds by now
+            else:
+                os.utime(self.path)
             self.acquired_at = time.monotonic()
 
     def verify(self) -> None:
@@ -199,8 +220,8 @@ class PeerLock:
         """
         with self._mutex:
             self.verify()
-            assert self._ident is not None
-            age = time.time() - self._ident[1] / 1e9
+            assert self._fd is not None
+            age = time.time() - os.fstat(self._fd).st_mtime
             if age > STALE_SECONDS - LEASE_MARGIN:
                 raise LockLost(
                     f"{self.path}: lock unrefreshed for {age:.1f} s (was this process paused?);"
@@ -220,8 +241,8 @@ class PeerLock:
     def release(self) -> None:
         _refresher.discard(self)
         with self._mutex:
-            mine = self._ident is not None and self._ident_now() == self._ident
-            self._ident = None
+            mine = self.is_mine()
+            self._let_go()
             if mine:
                 try:
                     self._remove()
@@ -232,8 +253,9 @@ class PeerLock:
         """release() for a dying process: waits a little for a commit in progress."""
         got = self._mutex.acquire(timeout=2.0)
         try:
-            if self._ident is not None and self._ident_now() == self._ident:
-                self._ident = None
+            mine = self.is_mine()
+            self._let_go()
+            if mine:
                 self._remove()
         except OSError:
             pass

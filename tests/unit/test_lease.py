@@ -223,17 +223,39 @@ def test_lease_near_stale_is_given_up(tmp_path: Path) -> None:
     lock = DirLock(str(tmp_path / "x.json"), timeout=1).acquire()
     try:
         backdate(lock.path, 8)  # unrefreshed for 8 s: a peer may break it at 10
-        lock._ident = lock._ident_now()
         with pytest.raises(LockLost) as info:
             lock.check_lease()
         assert "paused" in info.value.message
         backdate(lock.path, 2)
-        lock._ident = lock._ident_now()
         lock.check_lease()  # refreshed: a full lease ahead of the commit
         assert time.time() - os.stat(lock.path).st_mtime < 1
         lock.verify()
     finally:
         lock.release()
+
+
+def test_refresh_never_touches_a_peers_lock(tmp_path: Path) -> None:
+    """Paused between its check and its touch, a holder whose lock a peer broke and
+    re-made must not refresh (and so adopt) the peer's lock."""
+    lock = DirLock(str(tmp_path / "x.json"), timeout=1).acquire()
+    try:
+        os.rmdir(lock.path)  # the peer breaks it ...
+        os.mkdir(lock.path)  # ... and makes its own, at once
+        backdate(lock.path, 5)
+        peer_mtime = os.stat(lock.path).st_mtime
+        lock._mutex.acquire()  # as if the check had passed just before the peer acted
+        try:
+            assert lock._fd is not None
+            os.utime(lock._fd)  # what refresh() touches: our own (now orphaned) inode
+        finally:
+            lock._mutex.release()
+        assert os.stat(lock.path).st_mtime == peer_mtime
+        assert not lock.is_mine()
+        with pytest.raises(LockLost):
+            lock.check_lease()
+    finally:
+        lock.release()
+    assert os.path.isdir(lock.path)  # the peer's lock stays
 
 
 def e(text: str, read: bool = False) -> dict[str, Any]:
