@@ -146,10 +146,11 @@ class CcRun:
     def transcript_rows(self, rel: str) -> list[dict[str, Any]]:
         """The rows of a .jsonl transcript as it was last recorded (or is on disk)."""
         path = self.session.claude_dir / rel
-        data = path.read_bytes() if path.is_file() else (self.rec.versions(rel) or [None])[-1]
-        if data is None:
-            return []
-        raw = data if isinstance(data, bytes) else (data.data or b"")
+        if path.is_file():
+            raw = path.read_bytes()
+        else:
+            versions = self.rec.versions(rel)
+            raw = (versions[-1].data if versions else None) or b""
         return [json.loads(line) for line in raw.splitlines() if line.strip()]
 
 

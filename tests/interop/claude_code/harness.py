@@ -926,6 +926,11 @@ class Session:
         self.idle()
         t0 = time.monotonic()
 
+        def twice_ctrl_c() -> None:
+            pty.write(b"\x03")
+            time.sleep(0.3)
+            pty.write(b"\x03")
+
         def retype() -> None:
             pty.write(b"\x1b")  # Escape: close a menu, or interrupt a turn
             time.sleep(0.5)
@@ -936,7 +941,7 @@ class Session:
         steps: list[tuple[str, Callable[[], None], float]] = [
             ("/exit", lambda: pty.type("/exit"), timeout * 0.4),
             ("/exit again", retype, timeout * 0.4),
-            ("ctrl-c", lambda: (pty.write(b"\x03"), time.sleep(0.3), pty.write(b"\x03")), 5),
+            ("ctrl-c", twice_ctrl_c, 5),
             ("sigterm", lambda: pty.signal_group(signal.SIGTERM), 10),
         ]
         for how, act, wait_s in steps:

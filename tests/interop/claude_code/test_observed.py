@@ -85,7 +85,7 @@ def expect(cc: CcRun) -> Expect:
 
 
 def member(config: dict[str, Any], name: str) -> dict[str, Any]:
-    found = [m for m in config.get("members", []) if m.get("name") == name]
+    found: list[dict[str, Any]] = [m for m in config.get("members", []) if m.get("name") == name]
     assert found, f"no member {name!r} in {config!r}"
     return found[0]
 
