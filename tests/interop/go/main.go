@@ -27,6 +27,7 @@
 //	pcmail unread   -inbox P                   (ReadUnread as JSON on stdout)
 //	pcmail idle     -inbox P -member-id A -lead-id L -member-name N -task-id T -status S [-result R] [-error E]
 //	pcmail loop     -inbox P -n N -prefix S -from F -to T [-stop FILE] [-pause D]
+//	pcmail tasks    create|update|loop|list -file P ...   (a task board: tasks.go)
 //
 // append prints "ACK <content>" or "GAVEUP <content> <error>" per message, like SendMessage
 // (which writes one message per recipient). loop does, N times, what a member runner does
@@ -247,6 +248,10 @@ func main() {
 		die(1, "usage: pcmail append|markread|rewrite|unread|idle|loop -inbox PATH ...")
 	}
 	cmd := os.Args[1]
+	if cmd == "tasks" { // a team's task board: tasks.go
+		tasksMain(os.Args[2:])
+		return
+	}
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	inbox := fs.String("inbox", "", "the inbox file <inboxes>/<agent_id>.json")
 	n := fs.Int("n", 1, "how many messages")
