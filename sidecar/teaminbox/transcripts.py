@@ -516,10 +516,10 @@ def default_claude_dir(env: Mapping[str, str] = os.environ) -> str:
 
 
 def find_lead_transcript(
-    projects_dirs: Iterable[str], cwd: str | None, session_id: str
+    projects_dirs: Iterable[str], cwd: str | None, session_id: str, search: bool = True
 ) -> str | None:
-    """`<projects>/<cwd as a folder name>/<session>.jsonl`, else the project folder
-    that has `<session>.jsonl` (a long cwd's folder name is shortened by Claude Code)."""
+    """`<projects>/<cwd as a folder name>/<session>.jsonl`, else (`search`) the project
+    folder that has `<session>.jsonl` (a long cwd's folder name is shortened by Claude Code)."""
     if not valid_session_id(session_id):
         return None
     name = session_id + ".jsonl"
@@ -529,7 +529,7 @@ def find_lead_transcript(
             path = os.path.join(projects, project_dir_name(cwd), name)
             if os.path.lexists(path):
                 return path
-    for projects in dirs:
+    for projects in dirs if search else []:
         try:
             entries = os.listdir(projects)
         except OSError:
@@ -650,13 +650,14 @@ class Session:
         self._looked = 0.0
         self.caught_up = False  # every file read to its end at least once
 
-    def locate(self, retry_after: float = 10.0) -> None:
+    def locate(self, search_every: float = 10.0) -> None:
         if self.lead_file is None:
+            # Where the cwd says: a stat a pass; a search of every project folder: seldom.
             now = time.monotonic()
-            if now - self._looked < retry_after and self._looked:
-                return
-            self._looked = now
-            path = find_lead_transcript(self.projects_dirs, self.cwd, self.session_id)
+            search = not self._looked or now - self._looked >= search_every
+            if search:
+                self._looked = now
+            path = find_lead_transcript(self.projects_dirs, self.cwd, self.session_id, search)
             if path is None:
                 return
             self.lead_file = Transcript(path, self.person)
@@ -687,8 +688,11 @@ class Session:
     def folders(self) -> list[str]:
         """What to watch (each not recursively): the project folder, the session's folder
         and its subagents folder."""
-        if self.lead_file is None:
-            return []
+        if self.lead_file is None:  # where it will be: its creation starts a pass
+            cwd = self.cwd
+            return (
+                [os.path.join(p, project_dir_name(cwd)) for p in self.projects_dirs] if cwd else []
+            )
         project = os.path.dirname(self.lead_file.path)
         session = os.path.join(project, self.session_id)
         return [project, session, os.path.join(session, "subagents")]

@@ -253,10 +253,27 @@ async def test_lead_answers_activity_tokens_and_the_ended_team(
     assert (await call(client, "teamInbox/search", {"query": "PERSON"}))["messages"] == []
     assert (await call(client, "teamInbox/search", {"query": "LEAD-HELLO"}))["messages"] == []
 
-    # the session ends: the folder goes, the transcripts stay
-    t = await the_team(client)
+    # helper is done: Claude Code drops it from the config and (2.1.197) deletes its inbox
+    config = json.loads((team / "config.json").read_text())
+    config["members"] = config["members"][:1]
+    write_json(team / "config.json", config)
+    (team / "inboxes" / "helper.json").unlink()
+
+    async def helper_left() -> dict[str, Any] | None:
+        t = await the_team(client)
+        h = members(t).get("helper")
+        return t if h and h["left"] and h["activity"] else None
+
+    t = await until(helper_left, "helper listed as a member that left, with its activity")
     before = members(t)
-    shutil.rmtree(team)
+    # the session ends: the folder is renamed `.deleted-<uuid>`, then goes; the
+    # transcripts stay (the renamed copy is not a second team to follow)
+    mark = r.mark()
+    deleted = team.with_name(f"{TEAM}.deleted-0f0f0f0f-0000-4000-8000-000000000000")
+    os.rename(team, deleted)
+    await r.wait("teamInbox/teamsChanged", since=mark)
+    await r.quiet(QUIET)
+    shutil.rmtree(deleted)
 
     async def ended() -> dict[str, Any] | None:
         t = await the_team(client)
@@ -270,13 +287,16 @@ async def test_lead_answers_activity_tokens_and_the_ended_team(
     assert m["helper"]["activity"]["lastWords"] is None  # words are not kept
     assert m["team-lead"]["activity"]["working"] is False
     assert t["branch"] == "feature/login"
-    convo = (await call(client, "teamInbox/conversation", {"team": TEAM}))["messages"]
+    convo = (await call(client, "teamInbox/conversation", {"team": f"claude:{TEAM}"}))["messages"]
     assert [m["text"] for m in convo] == ["LEAD-ANSWER-1: all good"]
+    assert r.since("teamInbox/replied", mark) == []
+    copy = await call(client, "teamInbox/conversation", {"team": f"claude:{deleted.name}"})
+    assert copy["messages"] == []
     # no longer followed (once its last reading is done): what is appended now is not read
     await r.quiet(QUIET)
     lead.append(lead.person("PERSON-2"), lead.said("LEAD-ANSWER-2"))
     await r.quiet(QUIET)
-    convo = (await call(client, "teamInbox/conversation", {"team": TEAM}))["messages"]
+    convo = (await call(client, "teamInbox/conversation", {"team": f"claude:{TEAM}"}))["messages"]
     assert [m["text"] for m in convo] == ["LEAD-ANSWER-1: all good"]
 
 

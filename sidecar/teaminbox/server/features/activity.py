@@ -32,7 +32,7 @@ import orjson
 
 from ...diff import InboxDiff
 from ...discovery import Roster
-from ...model import Activity, Message, Team
+from ...model import Activity, Member, Message, Team
 from ...protocol import ActivityParams
 from ...tracker import Change, Tracker
 from ...transcripts import (
@@ -107,8 +107,8 @@ class Spec:
 
 
 def spec_of(r: Roster) -> Spec | None:
-    if r.team.format != "claude":
-        return None
+    if r.team.format != "claude" or ".deleted-" in r.team.name:
+        return None  # Claude Code renames a team's folder so before removing it
     sid = r.info.get("session_id")
     if not valid_session_id(sid):
         return None
@@ -196,6 +196,7 @@ class Transcripts:
         self.live: dict[str, TeamActivity] = {}
         self.ended: dict[str, TeamActivity | None] = {}  # from the history, cached
         self.known: dict[str, bool] = {}  # the history had the team's activity at first sight
+        self.at_start: set[str] | None = None  # the teams live at the first scan
         self.saved: dict[str, tuple[bytes, float]] = {}
         self.sent: dict[str, tuple[ActivityParams, float]] = {}  # teamInbox/activity, last
         self.due: dict[str, ActivityParams] = {}  # to send (at most once a second a team)
@@ -234,6 +235,9 @@ class Transcripts:
                 spec = self.specs[tid]  # a torn config.json says nothing: keep the last
             if spec is not None:
                 specs[tid] = spec
+        specs = self._one_team_a_session(specs)
+        if self.at_start is None:
+            self.at_start = set(specs)
         leftover = [] if self.finalized else self._leftover(tracker, specs)
         self.finalized = True
         now = time.monotonic()
@@ -243,6 +247,21 @@ class Transcripts:
             self.specs = specs
             self._to_loop(self._want, dict(specs), poll, leftover)
         return self._notifications()
+
+    def _one_team_a_session(self, specs: dict[str, Spec]) -> dict[str, Spec]:
+        """A session's transcripts belong to one team: the one followed already, else one
+        whose folder is named as its config says, else the first."""
+        by_session: dict[str, list[Spec]] = {}
+        for spec in specs.values():
+            by_session.setdefault(spec.session_id, []).append(spec)
+        out = {}
+        for group in by_session.values():
+            best = min(
+                group,
+                key=lambda sp: (sp.team not in self.specs, len(sp.names) > 1, sp.team),
+            )
+            out[best.team] = best
+        return out
 
     def _leftover(self, tracker: Tracker, live: dict[str, Spec]) -> list[Spec]:
         """Ended teams whose last reading was not a final one (the sidecar was away)."""
@@ -294,7 +313,9 @@ class Transcripts:
         msgs = [answer_message(spec, a) for a in res.answers]
         inbox = msgs[0].inbox
         fresh = tracker.history.archive_new(tid, inbox, msgs)
-        news = self.known[tid] or not res.baseline
+        # The first read of a team that was there when the sidecar started is a baseline
+        # (unless the history followed it before); a team that came later has no old answers.
+        news = self.known[tid] or not res.baseline or tid not in (self.at_start or set())
         if not fresh or not news or tid not in tracker.rosters:
             return []  # archived either way: the conversation shows it
         state = tracker.inboxes.get((tid, inbox))
@@ -366,6 +387,20 @@ class Transcripts:
                         branch=m.branch or act.branches.get(m.name),
                     )
                 )
+            # A teammate whose config entry and inbox file are gone (Claude Code 2.1.197
+            # deletes a finished teammate's inbox): still a member that worked, one that left.
+            named = {m.name for m in members}
+            for name, a in act.members.items():
+                if name not in named:
+                    members.append(
+                        Member(
+                            name=name,
+                            inbox=name,
+                            left=True,
+                            activity=a if team.ended else _working(a, now),
+                            branch=act.branches.get(name),
+                        )
+                    )
             team.members = members
         except Exception:  # a bug here must not take the team listing down
             log.exception("adding transcript activity to %s failed", team.id)

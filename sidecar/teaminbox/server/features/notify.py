@@ -5,7 +5,9 @@
 - a message in the person's own inbox (not a frame, unless notify is "all");
 - a teammate's text message to the lead (unless notifyLeadTraffic is off);
 - a teammate's answer after the person wrote to it: the `result` of its next
-  idle notification (Claude Code 2.1.3xx puts its last words there).
+  idle notification (Claude Code 2.1.3xx puts its last words there);
+- the lead's answer from its session transcript: features/activity.py archives it and
+  hands it over as a message added to the person's own inbox, so the first rule fires.
 Bare idle pings, shutdown and task frames never fire.
 """
 
