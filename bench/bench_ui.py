@@ -46,6 +46,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 import bench_server as bs  # noqa: E402  (Session, BareWatch, atomic_write, pct, machine...)
+from teaminbox.protocol import NOTIFICATIONS  # noqa: E402
 
 SECTION = "## UI (issue 4)"
 SERVE = REPO / "tests" / "extension" / "serve-ui.sh"
@@ -106,24 +107,27 @@ class CodeServer:
         return sorted((self.home / ".code-server" / "user" / "logs").rglob(name))
 
     def activation(self) -> float | None:
-        """Epoch seconds of the extension host's activation of Team Inbox (local-time log stamp)."""
+        """Epoch seconds of the extension host's latest activation of Team Inbox (local-time stamp)."""
         pat = re.compile(
-            r"^(\S+ \S+) \[info\] ExtensionService#_doActivateExtension teaminbox\.team-inbox"
+            r"^(\S+ \S+) \[info\] ExtensionService#_doActivateExtension teaminbox\.team-inbox", re.M
         )
-        for f in self.logs("remoteexthost.log"):
-            for line in f.read_text(errors="replace").splitlines():
-                m = pat.match(line)
-                if m:
-                    return dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S.%f").timestamp()
-        return None
+        stamps = [
+            m.group(1)
+            for f in self.logs("remoteexthost.log")
+            for m in pat.finditer(f.read_text(errors="replace"))
+        ]
+        if not stamps:
+            return None
+        return max(dt.datetime.strptime(s, "%Y-%m-%d %H:%M:%S.%f").timestamp() for s in stamps)
 
     def activated_at(self) -> float | None:
-        """Epoch seconds at the start of activate() (the extension logs it; older builds do not)."""
-        for f in self.logs("Team Inbox.log"):
-            m = re.search(r"activated at (\S+Z)", f.read_text(errors="replace"))
-            if m:
-                return dt.datetime.fromisoformat(m.group(1).replace("Z", "+00:00")).timestamp()
-        return None
+        """Epoch seconds at the start of the latest activate() (the extension logs it; older builds do not)."""
+        stamps = [
+            dt.datetime.fromisoformat(m.replace("Z", "+00:00")).timestamp()
+            for f in self.logs("Team Inbox.log")
+            for m in re.findall(r"activated at (\S+Z)", f.read_text(errors="replace"))
+        ]
+        return max(stamps) if stamps else None
 
 
 class Browser:
@@ -208,6 +212,9 @@ async def bench_rows(
     with CodeServer(home, port, vsix) as cs:
         await asyncio.to_thread(browser.call, "open", url=cs.url)
         session = bs.Session()
+        for name in NOTIFICATIONS:
+            if name not in session.client.protocol.fm.features:
+                session.client.feature(name)(lambda ls, params: None)
         await session.start(root, base / "rows-history.db")
         bare = bs.BareWatch()
         obs = Observer()
@@ -458,5 +465,10 @@ async def main() -> None:
             shutil.rmtree(base, ignore_errors=True)
 
 
+def _interrupted(*_: Any) -> None:
+    raise KeyboardInterrupt  # so a SIGTERM still stops code-server and the browser
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _interrupted)
     asyncio.run(main())
