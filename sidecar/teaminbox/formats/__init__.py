@@ -37,15 +37,16 @@ def _reject_constant(name: str) -> Any:
 MAX_DEPTH = 1024
 
 
-def loads(data: bytes, path: str) -> Any:
+def loads(data: bytes, path: str, max_depth: int = MAX_DEPTH) -> Any:
     """Parse an inbox as JSON.parse would; anything else is CorruptInbox, never another error.
 
     orjson first (fast), the standard library for what orjson refuses (lone
     surrogates, huge ints), and an iterative parser when that one recurses too deep.
+    `max_depth` may be raised (not lowered) for documents that wrap an inbox's entries.
     """
     try:
         return orjson.loads(data)
-    except orjson.JSONDecodeError as fast_err:
+    except (orjson.JSONDecodeError, RecursionError) as fast_err:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -54,10 +55,10 @@ def loads(data: bytes, path: str) -> Any:
             try:
                 return json.loads(text, parse_constant=_reject_constant)
             except RecursionError:
-                return _loads_iterative(text, MAX_DEPTH)
+                return _loads_iterative(text, max_depth)
         except _TooDeep as err:
             raise CorruptInbox(
-                f"{path}: nested deeper than {MAX_DEPTH} levels at line {err.lineno}"
+                f"{path}: nested deeper than {max_depth} levels at line {err.lineno}"
                 f" column {err.colno} (byte {err.pos})",
                 path=path,
             ) from None
@@ -276,6 +277,8 @@ def dumps_indented(value: Any) -> bytes:
     nesting past 255) goes through `_stringify`, which has no depth limit.
     """
     value = js_order(value)
+    if getattr(orjson, "STANDIN", False):  # no orjson on this platform: the exact path
+        return _stringify(value).encode("utf-8")
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except TypeError:
