@@ -667,3 +667,22 @@ def test_history_ids_and_names_with_lone_surrogates(tmp_path: Path) -> None:
     h.record(team, inbox, [], ["id\udcfe"])
     [old] = h.archived(team, inbox)
     assert old.from_ == "a\ud800" and old.id == "id\udcfe"
+
+
+def test_history_keeps_an_entry_as_deep_as_an_inbox_may_be(tmp_path: Path) -> None:
+    """An entry 1,022 deep is a 1,024-deep inbox; wrapped in the archive's record it is
+    deeper than orjson reads: it must still come back."""
+    h = History(str(tmp_path / "h.db"))
+    deep: Any = "leaf"
+    for _ in range(1021):
+        deep = [deep]
+    data = b"[" + json.dumps({**GOOD, "msg_id": "m1"}).encode()[:-1] + b', "deep": '
+    data += b"[" * 1021 + b'"leaf"' + b"]" * 1021 + b"}]"
+    [entry] = loads(data, "/x.json")  # as deep as an inbox may be
+    h.record("claude:t", "user", [CLAUDE.message(entry, 0, "claude:t", "user")], ["m1"])
+    [old] = h.archived("claude:t", "user")
+    value = old.raw["deep"]
+    for _ in range(1021):
+        assert isinstance(value, list) and len(value) == 1
+        value = value[0]
+    assert value == "leaf"
