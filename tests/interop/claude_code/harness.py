@@ -996,6 +996,13 @@ class Session:
             ]
             (self.base / "api-requests.json").write_text(json.dumps(reqs, indent=1))
             (self.base / "pty.txt").write_text(self.pty.text() if self.pty else "")
+            summary = {
+                "version": self.version,
+                "timings": {k: round(v, 2) for k, v in self.timings.items()},
+                "exit": {"how": self.exit_how, "code": self.exit_code, "log": self.exit_log},
+                "session_seconds": round(self.t_exit, 2),
+            }
+            (self.base / "session.json").write_text(json.dumps(summary, indent=1))
             recording = {
                 path: [
                     [
