@@ -164,7 +164,16 @@ class History:
                 self._move_aside(err)
                 self.db = self._connect()
         self._lock = threading.Lock()
-        self.prune()
+        try:
+            self.prune()
+        except sqlite3.OperationalError:  # locked, I/O: not the file's fault
+            raise
+        except sqlite3.DatabaseError as err:  # a big file is checked later: damage shows here
+            with FileLock(self.path + ".init.lock", timeout=30, mode=0o600):
+                self.db.close()
+                self._move_aside(err)
+                self.db = self._connect()
+            self.prune()
         if os.path.getsize(self.path) > CHECK_AT_OPEN_BYTES:
             self._check_later()
 
@@ -309,11 +318,20 @@ class History:
                 [(now, team_k, inbox_k, _key(i)) for i in removed],
             )
 
-    def archived(self, team: str, inbox: str) -> list[Message]:
-        rows = self.db.execute(
-            "SELECT body FROM messages WHERE team=? AND inbox=? AND gone_at IS NOT NULL",
-            (_key(team), _key(inbox)),
-        )
+    def archived(self, team: str, inbox: str, newest: int | None = None) -> list[Message]:
+        """An inbox's archived messages; with `newest`, only that many, newest first (a page
+        of an inbox whose 1,500 delivered messages took 0.2 s to parse whole)."""
+        if newest is None:
+            rows = self.db.execute(
+                "SELECT body FROM messages WHERE team=? AND inbox=? AND gone_at IS NOT NULL",
+                (_key(team), _key(inbox)),
+            )
+        else:
+            rows = self.db.execute(
+                "SELECT body FROM messages WHERE team=? AND inbox=? AND gone_at IS NOT NULL"
+                " ORDER BY ts DESC LIMIT ?",
+                (_key(team), _key(inbox), newest),
+            )
         return [self._message(r[0], archived=True) for r in rows]
 
     def _message(self, body: bytes, archived: bool) -> Message:
