@@ -464,6 +464,8 @@ def _swap(tmp: str, path: str, base: FileId | None, report: CommitReport) -> Non
         return
     if _rename2(tmp, path, _RENAME_EXCHANGE):
         st = os.lstat(tmp)
+        if stat.S_ISLNK(st.st_mode):  # a symlinked inbox: we read (and compare) its target
+            st = os.stat(tmp)
         if not _same_file(_file_id(st), base):
             report.displaced = read_regular(tmp) or b""
         return
