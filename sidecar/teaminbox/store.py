@@ -451,8 +451,11 @@ def _swap(tmp: str, path: str, base: FileId | None, report: CommitReport) -> Non
     between are the only window left (docs/lease-window.md).
     """
     if base is None:
-        if _rename2(tmp, path, _RENAME_NOREPLACE):
-            return
+        try:
+            if _rename2(tmp, path, _RENAME_NOREPLACE):
+                return
+        except FileExistsError:
+            raise _Changed() from None
         try:  # no renameat2: link(2) also refuses to replace
             os.link(tmp, path)
         except FileExistsError:

@@ -299,6 +299,11 @@ def test_exchange_reports_a_displaced_write(tmp_path: Path) -> None:
     if store._renameat2 is None:
         pytest.skip("no renameat2 here: the plain-rename fallback is tested below")
     assert report.displaced is not None and b"peer" in report.displaced
+    # a new inbox (no base) that appeared meanwhile is not replaced either
+    tmp.write_bytes(CLAUDE.serialize([e("ours")]))
+    with pytest.raises(store._Changed):
+        store._swap(str(tmp), str(p), None, store.CommitReport())
+    assert b"ours" in p.read_bytes()  # the exchange put ours there before; untouched now
 
 
 def test_fallback_without_renameat2_refuses_a_changed_inbox(
