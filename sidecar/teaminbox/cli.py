@@ -451,7 +451,18 @@ def _add_more(sub: Any) -> None:
         " framing over stdio (see docs/protocol.md)"
     )
     sp = sub.add_parser("serve", help="run the JSON-RPC sidecar over stdio", description=about)
-    sp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead (debugging)")
+    sp.add_argument(
+        "--tcp",
+        metavar="HOST:PORT",
+        help="listen on TCP instead (debugging): one client at a time, which must send the"
+        " token as initializationOptions.token",
+    )
+    sp.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="with --tcp: the token is in PATH (else $TEAMINBOX_TOKEN; else a new one,"
+        " written 0600 to a file named on stderr)",
+    )
     # vscode-languageclient appends --stdio in stdio mode; stdio is the default anyway.
     sp.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
     sp.set_defaults(func=cmd_serve)
@@ -524,10 +535,19 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from .server import serve
+    from .server import parse_tcp, serve
 
-    serve(args.tcp)
-    return EXIT_OK
+    if args.token_file and not args.tcp:
+        print("teaminbox: --token-file is for --tcp", file=sys.stderr)
+        return EXIT_USAGE
+    if args.tcp:
+        try:
+            parse_tcp(args.tcp)
+        except ValueError as err:
+            print(f"teaminbox: {err}", file=sys.stderr)
+            return EXIT_USAGE
+    code: int = serve(args.tcp, args.token_file)
+    return code
 
 
 def _history(args: argparse.Namespace) -> Any:

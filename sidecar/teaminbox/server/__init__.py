@@ -17,17 +17,27 @@ def build() -> TeamInboxServer:
     return server
 
 
-def serve(tcp: str | None = None) -> None:
+def parse_tcp(spec: str) -> tuple[str, int]:
+    """`HOST:PORT` (`[::1]:PORT`, or `:PORT` for 127.0.0.1); ValueError if it is not one."""
+    host, sep, port = spec.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"--tcp {spec!r}: expected HOST:PORT")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def serve(tcp: str | None = None, token_file: str | None = None) -> int:
+    """Serve over stdio, or over TCP (one client with the token); the exit code."""
+    from . import transport
+
     logging.basicConfig(
         level=os.environ.get("TEAMINBOX_LOG", "WARNING").upper(),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )  # stderr: stdout carries the protocol
     server = build()
     if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        host, port = parse_tcp(tcp)
+        return transport.start_tcp(server, host, port, token_file)
+    return transport.start_io(server)
 
 
-__all__ = ["TeamInboxServer", "build", "plain_converter", "serve"]
+__all__ = ["TeamInboxServer", "build", "parse_tcp", "plain_converter", "serve"]

@@ -1,0 +1,444 @@
+"""How bytes reach the server: LSP framing that survives a bad frame, over stdio or TCP.
+
+pygls's own reader (`pygls.io_.run_async`) never recovers from one bad frame
+(garbage, `Content-Length: abc`, a length that lies) and allocates whatever a
+Content-Length says. `Framer` cuts frames from the byte stream instead: a bad
+frame is logged in one line and skipped up to the next `Content-Length:` header,
+frames are capped at MAX_FRAME, and every later request is answered.
+
+`--tcp` is for debugging, and any local process can connect to a port: the first
+message must be `initialize` with `initializationOptions.token` (compared in
+constant time), a TCP client may put the history only inside the user's data
+folder, and one client is served at a time. The session ends when it disconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import os
+import re
+import secrets
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any, BinaryIO
+
+import platformdirs
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
+
+from ..errors import TeamInboxError
+from .core import TeamInboxServer
+
+log = logging.getLogger("teaminbox")
+
+MAX_FRAME = 64 * 1024 * 1024  # a bigger Content-Length is refused, never allocated
+MAX_HEADER = 8 * 1024  # a header block longer than this is garbage
+READ_SIZE = 64 * 1024
+AUTH_SECONDS = 10.0  # a TCP connection must initialize with its token within this
+TOKEN_ENV = "TEAMINBOX_TOKEN"
+
+_MARK = b"Content-Length:"
+# A header line inside a body means the body's length lied: JSON has no raw CR/LF in
+# strings and no bare word outside them, so a valid body never holds this.
+_EMBEDDED = re.compile(rb"Content-Length:[ \t]*[0-9]+\r\n")
+_HEADER_LINE = re.compile(rb"([!-9;-~]+):[ \t]*(.*?)[ \t]*")
+
+
+class Framer:
+    """LSP base-protocol frames (`Content-Length: N`, a blank line, N bytes) from a byte
+    stream; after a bad frame, skips to the next `Content-Length:` header."""
+
+    def __init__(
+        self, limit: int = MAX_FRAME, report: Callable[[str], None] | None = None
+    ) -> None:
+        self.buf = bytearray()
+        self.limit = limit
+        self._report = report or (lambda msg: log.error("%s", msg))
+        self._lost = False  # inside a bad stretch: said once, until a good frame
+        self._checked = 0  # the body in `buf` holds no header up to here
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """Add bytes; yield the bodies of the frames they complete, one at a time (a
+        body found bad before the next is taken is reported with the garbage after it)."""
+        self.buf += data
+        while (body := self._next()) is not None:
+            yield body
+
+    def bad(self, why: str) -> None:
+        """A frame was cut but is no message (say, not JSON): report it once."""
+        if not self._lost:
+            self._lost = True
+            self._report(f"bad frame from the client ({why}): skipped to the next header")
+
+    def _drop(self, n: int) -> None:
+        del self.buf[:n]
+        self._checked = 0
+
+    def _skip(self, why: str, start: int = 1) -> None:
+        """Drop bytes up to the next `Content-Length:` at or after `start` (never none)."""
+        self.bad(why)
+        at = self.buf.find(_MARK, start)
+        if at < 0:  # keep only what could begin a header split across reads
+            keep = next(
+                (n for n in range(len(_MARK) - 1, 0, -1) if self.buf.endswith(_MARK[:n])), 0
+            )
+            at = len(self.buf) - keep
+        self._drop(at)
+
+    def _next(self) -> bytes | None:
+        while self.buf:
+            end = self.buf.find(b"\r\n\r\n", 0, MAX_HEADER)
+            if end < 0:
+                if len(self.buf) >= MAX_HEADER:
+                    self._skip(f"no header in {MAX_HEADER} bytes")
+                    continue
+                return None  # a header still arriving
+            length, why = self._length(bytes(self.buf[:end]))
+            if length is None:
+                self._skip(why)
+                continue
+            start = end + 4
+            stop = min(len(self.buf), start + length)
+            lied = _EMBEDDED.search(self.buf, max(start, self._checked - 64), stop)
+            if lied is not None:
+                self._skip(
+                    f"Content-Length {length}, but a new header after"
+                    f" {lied.start() - start} bytes",
+                    lied.start(),
+                )
+                continue
+            self._checked = stop
+            if len(self.buf) < start + length:
+                return None  # the body still arriving
+            body = bytes(self.buf[start : start + length])
+            self._drop(start + length)
+            self._lost = False
+            return body
+        return None
+
+    def _length(self, block: bytes) -> tuple[int | None, str]:
+        length: int | None = None
+        for line in block.split(b"\r\n"):
+            m = _HEADER_LINE.fullmatch(line)
+            if m is None:
+                return None, f"not a header: {line[:40]!r}"
+            if m.group(1).lower() == b"content-length":
+                value = m.group(2)
+                if not value.isdigit():
+                    return None, f"Content-Length {value[:40]!r} is not a number"
+                if len(value) > 12 or int(value) > self.limit:
+                    return None, f"Content-Length {value[:40].decode()} is over {self.limit}"
+                length = int(value)
+        if length is None:
+            return None, "no Content-Length"
+        return length, ""
+
+
+def dispatch(server: TeamInboxServer, framer: Framer, body: bytes) -> None:
+    """Hand one frame's body to pygls; a body that is no JSON-RPC message is reported."""
+    try:
+        raw = json.loads(body)
+    except ValueError as err:  # not UTF-8, or not JSON: the length lied, or garbage
+        framer.bad(f"{len(body)} bytes that are not JSON: {err}")
+        return
+    handle(server, raw)
+
+
+def handle(server: TeamInboxServer, raw: Any) -> None:
+    protocol = server.protocol
+    try:
+        if not isinstance(raw, dict):
+            raise JsonRpcInvalidRequest("a JSON-RPC message is an object")
+        # The hook pygls passes to json.loads; only the outer object is a message.
+        message = protocol.structure_message(raw)
+        protocol.handle_message(message)
+    except Exception as err:
+        log.error("cannot handle a message from the client: %s", err)
+        if isinstance(raw, dict) and "method" in raw and "id" in raw:
+            exc = err if isinstance(err, JsonRpcException) else JsonRpcInternalError(str(err))
+            protocol._send_response(raw["id"], None, exc.to_response_error())
+
+
+def error_frame(msg_id: Any, message: str, code: int = -32001, data: Any = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+# --- stdio ----------------------------------------------------------------------------
+
+
+def start_io(server: TeamInboxServer, stdin: BinaryIO | None = None) -> int:
+    """Serve over stdin/stdout until the client exits or closes stdin; the exit code."""
+    server._stop_event = stop = threading.Event()  # pygls's shutdown() sets it
+    server.protocol.set_writer(_Stdout(sys.stdout.buffer))
+    source = stdin or sys.stdin.buffer
+    code = 0
+    try:
+        asyncio.run(_read_stdio(server, source, stop))
+    except BrokenPipeError:
+        log.error("the client's end of stdout closed: stopping")
+    except SystemExit as done:  # `exit` (after `shutdown`: 0)
+        code = done.code if isinstance(done.code, int) else 0
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        server.shutdown()
+    return code
+
+
+async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading.Event) -> None:
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=4)
+
+    read: Callable[[int], bytes]
+    try:  # the fd itself: a daemon thread blocked in a BufferedReader holds its lock,
+        fd = source.fileno()  # which the interpreter's exit then waits for in vain
+        read = partial(os.read, fd)
+    except (AttributeError, OSError, ValueError):
+        read = getattr(source, "read1", source.read)
+
+    def pump() -> None:  # a daemon thread: a read blocked in stdin never holds up exit
+        while True:
+            try:
+                data = read(READ_SIZE)
+            except (OSError, ValueError):
+                data = b""
+            try:
+                asyncio.run_coroutine_threadsafe(chunks.put(data), loop).result()
+            except RuntimeError:  # the loop is gone
+                return
+            if not data:
+                return
+
+    threading.Thread(target=pump, name="teaminbox-stdin", daemon=True).start()
+    framer = Framer()
+    while not stop.is_set():
+        data = await chunks.get()
+        if not data:
+            break
+        for body in framer.feed(data):
+            dispatch(server, framer, body)
+
+
+# --- TCP ------------------------------------------------------------------------------
+
+
+def data_dir() -> str:
+    """Where the history lives by default; a TCP client may put it nowhere else."""
+    return platformdirs.user_data_dir("teaminbox", appauthor=False)
+
+
+def _inside(path: str, folder: str) -> bool:
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([path, folder]) == folder
+
+
+def given_token(token_file: str | None) -> str | None:
+    """The token from --token-file, else TEAMINBOX_TOKEN; None: make one."""
+    if token_file:
+        with open(token_file, encoding="utf-8") as f:
+            token = f.read().strip()
+        if not token:
+            raise TeamInboxError(f"{token_file} holds no token")
+        return token
+    return os.environ.get(TOKEN_ENV, "").strip() or None
+
+
+def write_token(token: str, port: int) -> str:
+    """A new token, 0600 in a 0700 folder: the runtime dir if there is one, else data."""
+    runtime = platformdirs.user_runtime_dir("teaminbox", appauthor=False)
+    folder = runtime if os.path.isdir(os.path.dirname(runtime)) else data_dir()
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    path = os.path.join(folder, f"tcp-{port}.token")
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, token.encode() + b"\n")
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return path
+
+
+class _Stdout:
+    """pygls's writer for stdout; `exit` closes it for pygls, not for the interpreter."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            self.out.write(data)
+            self.out.flush()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _ConnWriter:
+    """pygls's writer for the one authenticated connection."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    def write(self, data: bytes) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(data)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class TcpServer:
+    def __init__(self, server: TeamInboxServer, token: str) -> None:
+        self.server = server
+        self.token = token
+        self.session: asyncio.StreamWriter | None = None
+        self.listener: asyncio.Server | None = None
+        self.done = asyncio.Event()
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        try:
+            if self.session is not None:
+                await self.refuse(writer, None, "another client is connected: one at a time")
+                return
+            framer = Framer()
+            authed = False
+            while True:
+                try:
+                    data = await (
+                        reader.read(READ_SIZE)
+                        if authed
+                        else asyncio.wait_for(reader.read(READ_SIZE), AUTH_SECONDS)
+                    )
+                except asyncio.TimeoutError:
+                    await self.refuse(writer, None, "no initialize with a token in time")
+                    return
+                if not data:
+                    return
+                for body in framer.feed(data):
+                    if authed:
+                        dispatch(self.server, framer, body)
+                    elif not await self.authenticate(writer, body):
+                        return
+                    else:
+                        authed = True
+        except ConnectionError:
+            return
+        finally:
+            if self.session is writer:  # the session is over: so is the server
+                log.info("the TCP client %s left: stopping", peer)
+                self.done.set()
+            elif not writer.is_closing():
+                writer.close()
+
+    async def authenticate(self, writer: asyncio.StreamWriter, body: bytes) -> bool:
+        """The first message: `initialize` with the token. Handled (True) or refused."""
+        try:
+            raw = json.loads(body)
+        except ValueError:
+            raw = None
+        msg = raw if isinstance(raw, dict) else {}
+        msg_id = msg.get("id")
+        params = msg.get("params")
+        opts = params.get("initializationOptions") if isinstance(params, dict) else None
+        token = opts.pop("token", None) if isinstance(opts, dict) else None
+        if msg.get("method") != "initialize" or msg_id is None:
+            await self.refuse(writer, msg_id, "send initialize with initializationOptions.token")
+            return False
+        if not isinstance(token, str) or not hmac.compare_digest(
+            token.encode("utf-8", "surrogatepass"), self.token.encode()
+        ):
+            await self.refuse(writer, msg_id, "wrong or missing initializationOptions.token")
+            return False
+        history = opts.get("historyPath") if isinstance(opts, dict) else None
+        if isinstance(history, str) and not _inside(history, data_dir()):
+            await self.refuse(
+                writer,
+                msg_id,
+                f"historyPath {history} is not inside {data_dir()} (the limit for TCP clients)",
+                code=-32602,
+                data={"code": "invalid_params"},
+            )
+            return False
+        if self.session is not None:
+            await self.refuse(writer, msg_id, "another client is connected: one at a time")
+            return False
+        self.session = writer
+        self.server.protocol.set_writer(_ConnWriter(writer))
+        handle(self.server, raw)
+        return True
+
+    async def refuse(
+        self,
+        writer: asyncio.StreamWriter,
+        msg_id: Any,
+        why: str,
+        code: int = -32001,
+        data: Any = None,
+    ) -> None:
+        log.error("refused a TCP client %s: %s", writer.get_extra_info("peername"), why)
+        writer.write(
+            error_frame(msg_id, f"teaminbox: {why}", code, data or {"code": "unauthorized"})
+        )
+        try:
+            await asyncio.wait_for(writer.drain(), 2)
+        except (ConnectionError, asyncio.TimeoutError):
+            pass
+        writer.close()
+
+    async def run(self, host: str, port: int, announce: Callable[[int], None]) -> None:
+        self.listener = await asyncio.start_server(self.connection, host, port)
+        bound = self.listener.sockets[0].getsockname()[1]
+        announce(bound)
+        async with self.listener:
+            await self.done.wait()
+
+
+def start_tcp(
+    server: TeamInboxServer, host: str, port: int, token_file: str | None = None
+) -> int:
+    """Serve one authenticated TCP client at a time; ends when that client leaves."""
+    given = given_token(token_file)
+    token = given or secrets.token_urlsafe(32)
+    written: list[str] = []
+    server._stop_event = threading.Event()
+
+    def announce(bound: int) -> None:
+        where = ""
+        if given is None:
+            written.append(write_token(token, bound))
+            where = f"; the token is in {written[0]}"
+        print(
+            f"teaminbox: listening on {host}:{bound}{where}"
+            " (send it as initializationOptions.token)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    tcp = TcpServer(server, token)
+    code = 0
+    try:
+        asyncio.run(tcp.run(host, port, announce))
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 0
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        server.shutdown()
+        for path in written:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+    return code
