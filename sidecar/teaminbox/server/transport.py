@@ -39,6 +39,7 @@ MAX_FRAME = 64 * 1024 * 1024  # a bigger Content-Length is refused, never alloca
 MAX_HEADER = 8 * 1024  # a header block longer than this is garbage
 READ_SIZE = 64 * 1024
 AUTH_SECONDS = 10.0  # a TCP connection must initialize with its token within this
+AUTH_FRAME = 1024 * 1024  # and in a frame no bigger than this
 TOKEN_ENV = "TEAMINBOX_TOKEN"
 
 _MARK = b"Content-Length:"
@@ -312,15 +313,14 @@ class TcpServer:
             if self.session is not None:
                 await self.refuse(writer, None, "another client is connected: one at a time")
                 return
-            framer = Framer()
+            framer = Framer(limit=AUTH_FRAME)  # a stranger gets no 64 MiB of our memory
             authed = False
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + AUTH_SECONDS
             while True:
                 try:
-                    data = await (
-                        reader.read(READ_SIZE)
-                        if authed
-                        else asyncio.wait_for(reader.read(READ_SIZE), AUTH_SECONDS)
-                    )
+                    left = None if authed else max(0.0, deadline - loop.time())
+                    data = await asyncio.wait_for(reader.read(READ_SIZE), left)
                 except asyncio.TimeoutError:
                     await self.refuse(writer, None, "no initialize with a token in time")
                     return
@@ -332,7 +332,7 @@ class TcpServer:
                     elif not await self.authenticate(writer, body):
                         return
                     else:
-                        authed = True
+                        authed, framer.limit = True, MAX_FRAME
         except ConnectionError:
             return
         finally:
