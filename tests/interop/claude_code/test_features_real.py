@@ -1,13 +1,10 @@
-"""Tests for server features still being built, against the same live sessions.
+"""The features built for today's Claude Code, against the same live sessions: ended teams,
+`replied` for what teammates say, the lead's answer from its transcript.
 
-NOT collected by pytest (the name does not match test_*.py): run them on purpose with
-`pytest tests/interop/claude_code/pending_features.py` (a path given on the command
-line is collected) and, once a feature lands, move its test into test_teaminbox.py.
-Each docstring says which protocol fields the test expects. They use conftest.py's `cc`
-fixture: the server ran through the whole session (started before `claude`), was asked
-for its history just before /exit and again 1.5 s after the team folder was deleted
-(`cc.server.teams_after_exit`, `cc.server.messages_after_exit`), and every
-notification it sent is in `cc.server.notifications`.
+They use conftest.py's `cc` fixture: the server ran through the whole session (started
+before `claude`), was asked for its history just before /exit and again 1.5 s after the
+team folder was deleted (`cc.server.teams_after_exit`, `cc.server.messages_after_exit`),
+and every notification it sent is in `cc.server.notifications`.
 """
 
 from __future__ import annotations
@@ -85,19 +82,20 @@ def test_replied_for_a_teammates_message_to_the_lead(cc: CcRun) -> None:
 def test_replied_for_an_idle_notification_result(cc: CcRun) -> None:
     """2.1.332's idle_notification carries the teammate's last text as `result`.
 
-    Expects `teamInbox/replied {message}` once for each idle_notification in
-    `team-lead.json` that has a non-empty `result`: `message.type ==
-    "idle_notification"`, `message.structured.result` the teammate's text
-    (HELPER-IDLE-1, HELPER-RESULT-PERSON-2, HELPER-TASK-DONE), `message.from ==
-    "helper"`; and never for an idle_notification without `result` (all of 2.1.197's).
+    After the person wrote to helper (PERSON-TO-HELPER-1), helper's next idle
+    notification's `result` is its answer: `teamInbox/replied {message}` fires once for
+    it (`message.type == "idle_notification"`, `message.structured.result ==
+    HELPER-RESULT-PERSON-2`, `message.from == "helper"`). Idle notifications before the
+    person wrote (HELPER-IDLE-1) or after the answer (HELPER-TASK-DONE) are the team's
+    own chatter, and 2.1.197's carry no `result`: none of them fire.
     """
     cc.require_server()
     idles = [m for m in replied(cc) if m["type"] == "idle_notification"]
     if cc.version == "2.1.197":
         assert idles == [], idles  # no `result` on this version: nothing to tell
         return
-    results = sorted(str((m.get("structured") or {}).get("result")) for m in idles)
-    assert results == sorted([sc.HELPER_IDLE_1, sc.HELPER_RESULT, sc.HELPER_TASK_DONE])
+    results = [str((m.get("structured") or {}).get("result")) for m in idles]
+    assert results == [sc.HELPER_RESULT], results
     assert all(m["from"] == "helper" and m["inbox"] == "team-lead" for m in idles)
 
 
