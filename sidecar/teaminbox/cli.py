@@ -690,7 +690,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = _settings(args)
         code: int = args.func(args, settings)
-        sys.stdout.flush()
+        if not sys.stdout.closed:  # `serve` hands stdout to the protocol, which closes it
+            sys.stdout.flush()
     except BrokenPipeError:
         # Only printing is left once a command writes its output: the work is done.
         _drop_output()

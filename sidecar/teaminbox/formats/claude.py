@@ -123,6 +123,10 @@ class ClaudeFormat(JsonFileLayout):
             return "leadAgentId" in config or "leadSessionId" in config
         return _first_inbox_byte(team_path) == b"["
 
+    def team_dirs(self, root: str, explicit: bool) -> list[tuple[str, str]]:
+        # 2.1.3xx deletes a team by renaming it to `<team>.deleted-<uuid>` first: no team.
+        return [t for t in super().team_dirs(root, explicit) if ".deleted-" not in t[0]]
+
     def is_temp(self, name: str) -> bool:
         # Claude Code writes `<inbox>.json.tmp.<8 hex>` and renames it over the inbox.
         return super().is_temp(name) or ".json.tmp." in name

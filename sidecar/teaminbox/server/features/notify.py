@@ -18,6 +18,7 @@ from typing import Any
 from ...discovery import Roster
 from ...model import Message
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
+from ...sending import PERSON
 from ...tracker import Change, Tracker
 from ..core import Outgoing, TeamInboxServer
 
@@ -40,31 +41,26 @@ class Policy:
     def alert(self, r: Roster, change: Change, msg: Message) -> bool:
         opts = self.server.options
         sender = r.name_of(msg.from_)
-        if msg.read or sender == r.identity or msg.from_ == r.identity:
-            if change.inbox != r.own_inbox:
-                member = r.member(change.inbox)
-                if member is not None:
-                    self.awaiting.add((r.team.id, member.name))
+        if sender == r.identity or msg.from_ in (r.identity, PERSON):  # the person wrote
+            member = r.member(change.inbox)
+            if member is not None and not member.owned:
+                self.awaiting.add((r.team.id, member.name))
+            return False
+        if msg.read:
             return False
         if change.initial and not change.known_before:
             return False  # first sight of this inbox: a baseline, not news
         waited = (r.team.id, sender) in self.awaiting
+        lead = next((m for m in r.members if m.lead), None)
         if change.inbox == r.own_inbox:
-            hit = (
-                opts.notify == "all" or msg.structured is None or (waited and is_answer_frame(msg))
-            )
-        elif waited and is_answer_frame(msg):
-            hit = True
+            plain = msg.structured is None or (waited and is_answer_frame(msg))
+            hit = opts.notify == "all" or plain
+        elif is_answer_frame(msg):
+            hit = waited  # the answer to the person's message: once
         else:
-            lead = next((m for m in r.members if m.lead), None)
-            hit = (
-                opts.notify_lead_traffic
-                and lead is not None
-                and change.inbox == lead.inbox
-                and sender != lead.name
-                and msg.structured is None
-            )
-        if hit:
+            to_lead = lead is not None and change.inbox == lead.inbox and sender != lead.name
+            hit = to_lead and msg.structured is None and (opts.notify_lead_traffic or waited)
+        if hit and is_answer_frame(msg):
             self.awaiting.discard((r.team.id, sender))
         return hit
 
