@@ -38,7 +38,7 @@ from .model import Activity, TokenUse
 
 MAX_LINE = 8 * 1024 * 1024  # a longer line is skipped (never buffered whole)
 MAX_FILE = 1024 * 1024 * 1024  # a transcript past this is not followed (a sparse file...)
-READ_CHUNK = 1024 * 1024
+READ_CHUNK = 256 * 1024
 MAX_WORDS = 2000  # characters of a member's latest words
 MAX_ANSWER = 1024 * 1024  # characters of an answer (a message's own limit)
 MAX_META = 1024 * 1024

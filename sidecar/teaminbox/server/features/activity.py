@@ -50,7 +50,8 @@ from ..core import Outgoing, TeamInboxServer
 
 log = logging.getLogger("teaminbox")
 POLL_SECONDS = 2.0  # a stat of every followed file at most this often (lost events)
-COALESCE_SECONDS = 0.1  # events within this are one pass
+COALESCE_SECONDS = 0.02  # events within this are one pass
+PASS_SECONDS = 0.3  # passes start at most this often (a busy transcript: one row in many)
 NOTIFY_SECONDS = 1.0  # teamInbox/activity at most this often a team
 SAVE_SECONDS = 10.0  # a live team's activity saved in the history at most this often
 BUDGET = 16 * 1024 * 1024  # bytes read a pass a team: a big first read is several passes
@@ -209,6 +210,8 @@ class Transcripts:
         self.dirty: set[str] = set()
         self.everything = False
         self.scheduled = False
+        self.last_pass = float("-inf")
+        self.session_of: dict[str, str] = {}
         self.by_folder: dict[str, set[str]] = {}
         # --- the pass (pool thread, under `lock`)
         self.follows: dict[str, Follow] = {}
@@ -285,9 +288,9 @@ class Transcripts:
         if loop is not None and not self.server.closing:
             loop.call_soon_threadsafe(fn, *args)
 
-    def merge(self, tracker: Tracker, results: list[Result]) -> tuple[list[Change], bool]:
-        """What a pass read, taken in; returns the changes for the publishers and whether
-        anything is to be published now."""
+    def merge(self, tracker: Tracker, results: list[Result]) -> tuple[list[Change], Outgoing]:
+        """What a pass read, taken in; returns the changes for the publishers (answers) and,
+        when there are none, the activity notifications due (sent without the others)."""
         changes: list[Change] = []
         for res in results:
             tid = res.spec.team
@@ -306,7 +309,7 @@ class Transcripts:
                 self.live.pop(tid, None)
             if res.answers:
                 changes += self._answers(tracker, res)
-        return changes, bool(changes) or self._ripe(time.monotonic())
+        return changes, [] if changes else self._notifications()
 
     def _answers(self, tracker: Tracker, res: Result) -> list[Change]:
         spec, tid = res.spec, res.spec.team
@@ -348,11 +351,6 @@ class Transcripts:
             self.due.pop(tid, None)
         else:
             self.due[tid] = params
-
-    def _ripe(self, mono: float) -> bool:
-        return any(
-            mono - self.sent[t][1] >= NOTIFY_SECONDS if t in self.sent else True for t in self.due
-        )
 
     def _notifications(self) -> Outgoing:
         now, mono = time.time(), time.monotonic()
@@ -425,18 +423,27 @@ class Transcripts:
 
     def _on_path(self, path: str) -> None:
         teams = self.by_folder.get(os.path.dirname(path))
+        if not teams:
+            return
+        name = os.path.basename(path)
+        if not name.startswith(("agent-", "subagents")):
+            # the project folder: other sessions' transcripts write there too
+            teams = {t for t in teams if name.startswith(self.session_of.get(t, name))}
         if teams:
             self.dirty |= teams
             self._schedule()
 
-    def _schedule(self, delay: float = COALESCE_SECONDS) -> None:
+    def _schedule(self, delay: float = COALESCE_SECONDS, paced: bool = True) -> None:
         if self.scheduled or self.server.closing:
             return
         self.scheduled = True
-        asyncio.get_running_loop().call_later(delay, self._fire)
+        loop = asyncio.get_running_loop()
+        wait = max(delay, self.last_pass + PASS_SECONDS - loop.time()) if paced else delay
+        loop.call_later(wait, self._fire)
 
     def _fire(self) -> None:
         self.scheduled = False
+        self.last_pass = asyncio.get_running_loop().time()
         self.server.spawn(self._pass())
 
     async def _pass(self) -> None:
@@ -454,9 +461,11 @@ class Transcripts:
                 self._sync_watches()
                 tracker = self.server.tracker
                 assert tracker is not None
-                changes, publish = await self.server.in_state(lambda: self.merge(tracker, results))
-                if publish:
+                changes, out = await self.server.in_state(lambda: self.merge(tracker, results))
+                if changes:  # every publisher: notify fires `replied` for each answer
                     await self.server.apply(lambda t: (False, changes))
+                for method, params in out:
+                    self.server.notify(method, params)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next event or poll tries again
@@ -465,7 +474,7 @@ class Transcripts:
         more = {r.spec.team for r in results if r.more}
         if more:
             self.dirty |= more
-            self._schedule(0)
+            self._schedule(0, paced=False)  # a first read goes on at once
 
     def _sync_watches(self) -> None:
         """Watch the folders of the teams followed, and only those (the loop, under lock)."""
@@ -476,6 +485,7 @@ class Transcripts:
         for tid, f in self.follows.items():
             for folder in f.session.folders():
                 want.setdefault(folder, set()).add(tid)
+        self.session_of = {tid: f.spec.session_id for tid, f in self.follows.items()}
         for folder in list(self.by_folder):
             if folder not in want:
                 unwatch_folder(watcher, folder)
