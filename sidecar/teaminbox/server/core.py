@@ -214,7 +214,7 @@ class TeamInboxServer(LanguageServer):
         messages compared and archived on the state thread, the Rows handed over at the end."""
         tracker = self.tracker
         assert tracker is not None
-        fmt, path, team, inbox = state.fmt, state.path, state.team, state.inbox
+        fmt, path, team, inbox = state.fmt, state.path, state.team, state.inbox  # never change
         async with self._big:
             feed, finish = await self.in_state(lambda: tracker.begin_load(state))
 
