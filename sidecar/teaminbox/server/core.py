@@ -128,6 +128,7 @@ class TeamInboxServer(LanguageServer):
         self.ready = asyncio.Event()
         loop = asyncio.get_running_loop()
         opts = self.options
+
         def make() -> Tracker:
             tracker = Tracker(self.settings, History(opts.history_path, opts.history_days))
             tracker.defer_bytes = BIG_INBOX_BYTES
