@@ -711,3 +711,26 @@ def test_symlinked_inbox_is_read_and_replaced_as_peers_do(
     with pytest.raises(NotRegularFile) as info:
         store.read(CLAUDE, str(dangling))
     assert "symbolic link to nothing" in info.value.message
+
+
+def test_fifo_config_and_inbox_do_not_hang_the_cli(teams: Teams) -> None:
+    cfg = teams.claude_dir / "config.json"
+    cfg.unlink()
+    os.mkfifo(cfg)
+    teams.cinbox("researcher").unlink()
+    os.mkfifo(teams.cinbox("researcher"))
+    try:
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "teaminbox"), "teams", "--json"],
+            capture_output=True,
+            text=True,
+            env=teams.env(),
+            timeout=20,
+        )
+    except subprocess.TimeoutExpired:
+        for fifo in (cfg, teams.cinbox("researcher")):
+            fifo_unblocker(fifo)()
+        pytest.fail("a FIFO blocked the CLI")
+    assert proc.returncode == 0, proc.stderr
+    assert f"{cfg} is a FIFO" in proc.stdout
+    assert proc.stdout.count("FIFO") >= 1
