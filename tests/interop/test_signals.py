@@ -211,3 +211,59 @@ def test_ignored_sighup_stays_ignored(teams: Teams) -> None:
     _, err = deliver(proc, signal.SIGHUP)
     assert proc.returncode == 0, err
     assert [e["text"] for e in json.loads(inbox.read_bytes())][-1] == "ours-1"
+
+
+def frame(msg: dict[str, object]) -> bytes:
+    body = json.dumps(msg).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_the_real_server_releases_on_sigterm(teams: Teams) -> None:
+    """`teaminbox serve`: the send runs in a worker thread of the JSON-RPC server."""
+    inbox = teams.cinbox("researcher")
+    lock = Path(str(inbox) + ".lock")
+    init = {
+        "defaultRoots": False,
+        "roots": [f"claude={teams.claude_root}", f"pseudoclaude={teams.pseudo_root}"],
+        "historyPath": str(teams.home / "history.db"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teaminbox", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=teams.env(TEAMINBOX_TEST_PAUSE_AT="in_lock"),
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(
+        frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"capabilities": {}, "initializationOptions": init},
+            }
+        )
+        + frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        + frame(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "teamInbox/send",
+                "params": {"team": "alpha", "to": "researcher", "text": "ours-1"},
+            }
+        )
+    )
+    proc.stdin.flush()
+    wait_stopped(proc)  # type: ignore[arg-type]
+    assert lock.is_dir()
+    os.kill(proc.pid, signal.SIGTERM)
+    os.kill(proc.pid, signal.SIGCONT)
+    try:
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == -signal.SIGTERM
+    assert not os.path.lexists(lock) and temps(inbox.parent) == []
+    json.loads(inbox.read_bytes())
+    peer_gets_the_lock_at_once("claude_writer.js", inbox)
