@@ -168,11 +168,15 @@ export class MessageCache implements Disposable {
     return this.reloadTeams(true);
   }
 
+  /** A team's id for a bare name too (pages are kept by id: that is what didChange names). */
+  private teamId(idOrName: string): string { return this.team(idOrName)?.id ?? idOrName; }
+
   /** The cached page of an inbox, if it was fetched. */
-  page(team: string, inbox: string): readonly Message[] | undefined { return this.pages.get(key(team, inbox)); }
+  page(team: string, inbox: string): readonly Message[] | undefined { return this.pages.get(key(this.teamId(team), inbox)); }
 
   /** The first page of an inbox: fetched once, then kept current by didChange. */
-  loadPage(team: string, inbox: string, force = false): Promise<readonly Message[]> {
+  loadPage(teamIdOrName: string, inbox: string, force = false): Promise<readonly Message[]> {
+    const team = this.teamId(teamIdOrName);
     const k = key(team, inbox);
     const cached = this.pages.get(k);
     if (cached && !force) return Promise.resolve(cached);
@@ -195,7 +199,8 @@ export class MessageCache implements Disposable {
     return load.promise;
   }
 
-  message(team: string, inbox: string, id: string): Message | undefined {
+  message(teamIdOrName: string, inbox: string, id: string): Message | undefined {
+    const team = this.teamId(teamIdOrName);
     return this.pages.get(key(team, inbox))?.find(m => m.id === id) ?? this.extra.get(msgKey(team, inbox, id));
   }
 
@@ -208,7 +213,8 @@ export class MessageCache implements Disposable {
   }
 
   /** Marks messages seen right away, before (or instead of, for the seen state) a didChange. */
-  markSeenLocally(team: string, inbox: string, ids: readonly string[] | 'all'): void {
+  markSeenLocally(teamIdOrName: string, inbox: string, ids: readonly string[] | 'all'): void {
+    const team = this.teamId(teamIdOrName);
     const chosen = (m: Message) => !m.seen && (ids === 'all' || ids.includes(m.id));
     const k = key(team, inbox);
     const page = this.pages.get(k);

@@ -38,12 +38,17 @@ test('items within the window flush together', () => {
 test('a steady stream still flushes after maxWait', () => {
   const c = fakeClock();
   const out: number[][] = [];
-  const b = new BurstCollector<number>(xs => out.push(xs), 300, 1000, c.api, c.now);
-  for (let i = 0; i < 8; i++) { b.add(i); c.advance(200); }
-  assert.ok(out.length >= 1, 'flushed during the stream');
-  assert.deepEqual(out[0], [0, 1, 2, 3, 4]);
+  const flushedAt: number[] = [];
+  const b = new BurstCollector<number>(xs => { out.push(xs); flushedAt.push(c.now()); }, 300, 1000, c.api, c.now);
+  for (let i = 0; i < 8; i++) { b.add(i); c.advance(200); } // one item every 200 ms, never a 300 ms gap
+  // the first burst is cut at maxWait (1000 ms after its first item), not left to grow
+  assert.deepEqual(out, [[0, 1, 2, 3, 4]]);
+  assert.deepEqual(flushedAt, [1000]);
   c.advance(1000);
-  assert.deepEqual(out.flat(), [0, 1, 2, 3, 4, 5, 6, 7]);
+  // the rest: 300 ms after the last item (added at 1400)
+  assert.deepEqual(out, [[0, 1, 2, 3, 4], [5, 6, 7]]);
+  assert.deepEqual(flushedAt, [1000, 1700]);
+  assert.equal(b.pending, 0);
 });
 
 test('dispose drops pending items and timers', () => {

@@ -129,6 +129,7 @@ test('markSeenLocally flips the rows at once; a restart of the sidecar drops the
   assert.equal(cache.message('claude:alpha', 'researcher', 'r1')?.seen, true);
   assert.deepEqual(changes.at(-1), { kind: 'inbox', team: 'claude:alpha', inbox: 'researcher', teamRow: false });
 
+  assert.equal(cache.page('alpha', 'researcher'), cache.page('claude:alpha', 'researcher'), 'a bare team name finds the page');
   side.states.fire('running'); // the first start: nothing to drop
   assert.ok(cache.page('claude:alpha', 'researcher'));
   side.states.fire('running'); // a restart

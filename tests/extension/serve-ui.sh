@@ -11,9 +11,12 @@ ti_serve() { # ti_serve HOME PORT FOLDER VSIX PYTHON FOREGROUND ROOTS...
   local home=$1 port=$2 folder=$3 vsix=$4 python=$5 fg=$6; shift 6
   local data="$home/.code-server"
   mkdir -p "$data/user/User" "$folder"
-  rm -rf "$data/ext"
-  PATH="$TI_NODE24:$PATH" HOME="$home" "$TI_CS" --extensions-dir "$data/ext" --user-data-dir "$data/user" \
-    --install-extension "$vsix" --force >"$data/install.log" 2>&1 || { cat "$data/install.log" >&2; return 1; }
+  # TI_REUSE_EXT=1: keep an installed extension (a restart, as a user's; its bytecode cache stays valid)
+  if [ "${TI_REUSE_EXT:-}" != 1 ] || ! ls -d "$data"/ext/teaminbox.team-inbox-* >/dev/null 2>&1; then
+    rm -rf "$data/ext"
+    PATH="$TI_NODE24:$PATH" HOME="$home" "$TI_CS" --extensions-dir "$data/ext" --user-data-dir "$data/user" \
+      --install-extension "$vsix" --force >"$data/install.log" 2>&1 || { cat "$data/install.log" >&2; return 1; }
+  fi
   local roots_json
   roots_json=$(printf '%s\n' "$@" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().splitlines() if l]))')
   python3 - "$data/user/User/settings.json" "$python" "$roots_json" <<'PY'
