@@ -330,7 +330,11 @@ def render(
     ]
     new = runs.get("new")
     old = runs.get("old")
-    lines += ["### Summary", ""]
+    for label, r in runs.items():
+        lines.append(
+            f"Load average while measuring {label}: {r['load'][0]} before, {r['load'][1]} after."
+        )
+    lines += ["", "### Summary", ""]
     for label, r in runs.items():
         for name, got in r["rows"]["series"].items():
             lines.append(
@@ -410,7 +414,29 @@ def render(
             f"| {label} | median | {bs.ms(med([x['icon_to_click'] for x in fr]))} | {bs.ms(med([x['click_to_teams'] for x in fr]))}"
             f" | {bs.ms(med([x['activation_to_teams'] for x in fr]))} | {bs.ms(med([x['activate_to_teams'] for x in fr]))} |"
         )
+    lines += ["", NOTES.strip()]
     return "\n".join(lines) + "\n"
+
+
+NOTES = """
+### Where the time goes
+
+- A peer's write, new build: the sidecar's didChange reaches the extension host a few ms after the
+  rename (the `didChange` rows); the cache applies the delta to the inbox's cached page and fires one
+  `onDidChangeTreeData` for that inbox node, with no request to the sidecar. What is left above the
+  didChange is VS Code's own round trip: `$refresh` from the extension host to the window, then
+  `$getChildren` of that inbox back, then the render. The team row (its unread count) is redrawn by
+  a second refresh, which VS Code holds back 200 ms after the first; its re-read of every open inbox
+  under the team is off the path. The old build waited 50 ms, redrew the tree from the root and
+  asked the sidecar again for the teams and every open inbox.
+- A fresh window: most of it is the Python sidecar's own start (importing pygls and lsprotocol is
+  about 1 s of CPU here), then its first scan. The new build spawns it from activate() at once (a
+  ~100 KB bundle on vscode-jsonrpc) and caches the bundled libraries' bytecode in its global storage;
+  the old one loaded vscode-languageclient (405 KB) first and started Python twice (a probe, then the
+  server).
+- On a busy machine every hop waits for a core: compare builds from the same run, and the
+  didChange and watchdog rows beside them.
+"""
 
 
 def loadavg() -> str:
@@ -450,11 +476,12 @@ async def main() -> None:
     try:
         for label, v in builds.items():
             print(f"{label}: {v}", flush=True)
+            before = loadavg()
             print(" (b) fresh windows", flush=True)
             fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
             print(" (a) a peer's write -> the row", flush=True)
             rows = await bench_rows(base / label, v, args.port, args.n, browser, args.verbose)
-            runs[label] = {"fresh": fresh, "rows": rows}
+            runs[label] = {"fresh": fresh, "rows": rows, "load": (before, loadavg())}
         text = render(runs, args, time.perf_counter() - t0, (load0, loadavg()))
         print(text)
         if not args.no_write:
