@@ -94,6 +94,8 @@ def test_claude_location_and_read(teams: Teams) -> None:
     )
     assert CLAUDE_TASKS.location(str(teams.claude_dir), "alpha") == str(folder)
     (folder / "3.json").write_bytes(b"{not json")
+    os.utime(folder / "3.json", (time.time() - 60, time.time() - 60))
+    (folder / "4.json").write_bytes(b"")  # Claude Code creating a task in place: not yet
     (folder / "1.json.tmp.123.abcdef").write_bytes(b"{}")  # its temp file: not a task
     got = CLAUDE_TASKS.read(str(folder), "claude:alpha")
     assert [t.id for t in got.tasks] == ["1", "2", "10"]  # numeric order, as TaskList

@@ -2,17 +2,19 @@
 
 Observed with the real CLI (2.1.197, 2.1.332; docs/on-disk-formats.md 1a): a task is
 `{id, subject, description, activeForm?, status, blocks, blockedBy, owner?, metadata?}`
-written with JSON.stringify(task, null, 2) (no trailing newline) and renamed into
-place, beside `.highwatermark` and an empty `.lock`. Creating or resetting the list
-locks `.lock` (proper-lockfile: a `.lock.lock` directory); updating one task locks
-`<id>.json.lock` (a directory). A finished list is emptied by its lead (the files are
-deleted, `.highwatermark` stays), and the folder outlives the team's.
+written with JSON.stringify(task, null, 2) (no trailing newline), beside `.highwatermark`
+and an empty `.lock`. Creating a task locks the list (`.lock`, proper-lockfile: a
+`.lock.lock` directory) and writes its file in place (so a reader may find it empty for
+a moment); updating one locks `<id>.json.lock` (a directory) and renames a temp file over
+it. A finished list is emptied by its lead (the files are deleted, `.highwatermark`
+stays), and the folder outlives the team's.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from typing import Any
 
 from ..model import Problem, Task
@@ -32,6 +34,7 @@ from ..tasks import (
 
 STATUSES = frozenset({"pending", "in_progress", "completed"})  # Claude Code's own schema
 LIST_LOCK = ".lock"
+WRITE_GRACE = 2.0  # seconds a task file that does not parse yet may still be filling
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
 
@@ -120,6 +123,11 @@ class ClaudeTasks:
                 doc = load_doc(data, path)
                 if not isinstance(doc, dict):
                     raise CorruptTask(f"{path}: a task is an object", path=path)
+            except CorruptTask as err:
+                if _young(path):
+                    continue  # being written: Claude Code creates a task file in place
+                problems.append(Problem(err.code, err.message, path))
+                continue
             except Exception as err:  # one bad file is that file's problem
                 problems.append(Problem(getattr(err, "code", "unreadable_task"), str(err), path))
                 continue
@@ -159,6 +167,14 @@ class ClaudeTasks:
             if outer is not None:
                 outer.release()
         return task_of(doc, task_id, "")
+
+
+def _young(path: str) -> bool:
+    """Written in the last WRITE_GRACE seconds (a file created in place, still filling)."""
+    try:
+        return time.time() - os.stat(path).st_mtime < WRITE_GRACE
+    except OSError:
+        return True
 
 
 def _in_tasks(folder: str) -> bool:

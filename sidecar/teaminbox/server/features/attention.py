@@ -326,8 +326,10 @@ class Attention:
 
     # --- answering a plan ----------------------------------------------------------------
 
-    def plan_target(self, p: AnswerPlanParams) -> tuple[Roster, str, str | None, str]:
-        """(roster, member, request id, format) for an answer, from the request or the member."""
+    def plan_target(self, p: AnswerPlanParams) -> tuple[Roster, str, str | None, str, str | None]:
+        """(roster, member, request id, format, who answered it already) for an answer, from
+        the request or the member. An answered request is answered again when asked (the
+        peer decides what a second answer does: Claude Code's teammates drop it)."""
         tracker = self.tracker
         t = tracker.find(p.team)
         if t.ended:
@@ -354,7 +356,15 @@ class Attention:
             open_ = ms.pending(evs, _owner(t))
             mine = [q for q in open_ if q.kind == "plan" and q.member == m.name]
             rid = mine[-1].request_id if mine else None
-        return r, m.name, rid, t.format
+        answers = [
+            e for e in evs if e.type == "plan_approval_response" and rid and e.request_id == rid
+        ]
+        done = None
+        if answers:
+            verdict = answers[-1].fields.get("approved", answers[-1].fields.get("approve"))
+            said = "approved" if verdict is True else "rejected" if verdict is False else "answered"
+            done = f"{answers[-1].sender} {said} this request already"
+        return r, m.name, rid, t.format, done
 
 
 def _same(name: str) -> str:
@@ -409,7 +419,7 @@ def setup(server: TeamInboxServer) -> None:
 
     @server.request("teamInbox/answerPlan")
     async def answer_plan(ls: TeamInboxServer, p: AnswerPlanParams) -> AnswerPlanResult:
-        r, member, rid, fmt = await ls.in_state(lambda: att.plan_target(p))
+        r, member, rid, fmt, done = await ls.in_state(lambda: att.plan_target(p))
         effect: PlanEffect
         if fmt == "claude":
             if r.lead is None:
@@ -419,7 +429,7 @@ def setup(server: TeamInboxServer) -> None:
             verdict = "approve" if p.approved else "reject"
 
             def write() -> Any:
-                return sending.send(r, to, text, summary=f"please {verdict} {member}'s plan")
+                return sending.send(r, to, text, summary=f"please {verdict} the plan of {member}")
 
             note = "Claude Code takes a plan approval only from its lead: the lead was asked"
         elif fmt == "pseudoclaude":
@@ -438,6 +448,8 @@ def setup(server: TeamInboxServer) -> None:
             note = None
         else:
             raise InvalidParams(f"{fmt} teams have no plan approvals")
+        if done:
+            note = f"{done}; {note}" if note else done
         results = await ls.in_pool(write)  # may wait on a peer's lock
         res = results[0]
         await ls.refresh({r.team.inbox_path(res.inbox)} if res.inbox else set())
