@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import threading
 import time
@@ -331,4 +332,37 @@ def test_cli_tasks(teams: Teams) -> None:
     out = orjson.loads(teams.cli("tasks", "beta", "--json").stdout)
     assert out["tasks"][0]["owner"] == "coder"  # the agent id, as its member's name
     res = teams.cli("tasks", "nosuchteam")
+    assert res.returncode == 1 and "unknown team" in res.stderr
+
+
+def test_cli_tasks_of_an_ended_team(teams: Teams, tmp_path: Path) -> None:
+    """The team folder is gone: the board its history archived (the files were emptied)."""
+    db = str(tmp_path / "h.db")
+    history = History(db)
+    history.save_team(
+        "claude:alpha",
+        orjson.dumps(
+            {
+                "id": "claude:alpha",
+                "format": "claude",
+                "name": "alpha",
+                "dir": str(teams.claude_dir),
+                "root": "",
+            }
+        ),
+    )
+    boards = Boards(history)
+    folder = claude_board(teams, claude_task(1, status="completed", owner="researcher"))
+    boards.sync({t.id: t for t in find_teams([Root(str(teams.claude_root), "claude")])})
+    (folder / "1.json").unlink()
+    history.end_teams([])
+    history.close()
+    shutil.rmtree(teams.claude_dir)
+    res = teams.cli("tasks", "alpha", "--history", db)
+    assert res.returncode == 0, res.stderr
+    assert "claude:alpha (ended: its last board): 1 task" in res.stdout
+    assert "#1  completed    Task 1  (researcher)" in res.stdout
+    out = orjson.loads(teams.cli("tasks", "claude:alpha", "--history", db, "--json").stdout)
+    assert [(t["id"], t["archived"]) for t in out["tasks"]] == [("1", True)]
+    res = teams.cli("tasks", "alpha", "--set", "1", "pending", "--history", db)
     assert res.returncode == 1 and "unknown team" in res.stderr
