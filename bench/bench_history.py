@@ -150,11 +150,22 @@ class Client:
         self.arrived: dict[str, float] = {}  # text -> first didChange carrying it (epoch s)
         self.removed = 0
         self.changes = 0
+        self.log: list[tuple[float, str, int, int, int]] = []  # (epoch, inbox, +, -, total)
+        self.stderr = bytearray()  # the server's log, drained (a full pipe would block it)
 
         @self.client.feature("teamInbox/didChange")
         def on_change(ls: Any, params: Any) -> None:
             now = time.time()
             self.changes += 1
+            self.log.append(
+                (
+                    now,
+                    params["inbox"],
+                    len(params["added"]),
+                    len(params["removed"]),
+                    params["total"],
+                )
+            )
             self.removed += len(params["removed"])
             for m in params["added"]:
                 self.arrived.setdefault(m["text"], now)
@@ -172,6 +183,7 @@ class Client:
         """Spawn, initialize, first `teams`; ms from spawn and from `initialize`."""
         t0 = time.perf_counter()
         await self.client.start_io(*SERVER)
+        self._drain = asyncio.ensure_future(self._read_stderr())
         t1 = time.perf_counter()
         await self.client.initialize_async(
             lsp.InitializeParams(
@@ -192,6 +204,12 @@ class Client:
             "init": (t3 - t1) * 1000,
             "initialize": (t2 - t1) * 1000,
         }
+
+    async def _read_stderr(self) -> None:
+        server = self.client._server
+        assert server is not None and server.stderr is not None
+        while chunk := await server.stderr.read(65536):
+            self.stderr += chunk
 
     @property
     def pid(self) -> int:
@@ -261,6 +279,7 @@ async def capture_run(
     c: Client, team: Path, run: str, pace: float | None, prune: bool
 ) -> dict[str, Any]:
     inbox = team / "inboxes" / "team-lead.json"
+    mark = len(c.log)
     stop = asyncio.Event()
     prunes: list[dict[str, Any]] = []
     pruner = asyncio.ensure_future(prune_loop(inbox, stop, prunes)) if prune else None
@@ -285,6 +304,7 @@ async def capture_run(
 
     reader = asyncio.ensure_future(read_acks())
     t0 = time.perf_counter()
+    t0_epoch = time.time() * 1000
     for i in range(BURST):
         e = burst_entry(run, i)
         texts.append(e["text"])
@@ -330,6 +350,10 @@ async def capture_run(
         if a and nxt is not None:
             life[i] = nxt - a["tr"]
     return {
+        "t0_epoch": t0_epoch,
+        "changes": [(t * 1000 - t0_epoch, a, d, n) for t, i, a, d, n in c.log[mark:]],
+        "acks": [acked.get(t) for t in texts],
+        "prune_log": prunes,
         "life": life,
         "run": run,
         "pace": pace,
@@ -904,7 +928,33 @@ def render_capture(runs: list[dict[str, Any]]) -> list[str]:
                     else ""
                 )
             )
+    first = next((r for r in runs if r["missed"]), None)
+    if first is not None:
+        lines += ["", timeline(first)]
     return lines
+
+
+def timeline(r: dict[str, Any]) -> str:
+    """What happened around the first message missed in one run (ms from the burst's start)."""
+    i = r["missed"][0]
+    last = r["missed"][-1]
+    a, b = r["acks"][i]["tr"] - r["t0_epoch"], r["acks"][last]["tr"] - r["t0_epoch"]
+    prunes = [
+        (p["tr"] - r["t0_epoch"], p.get("removed"))
+        for p in r["prune_log"]
+        if p.get("tr") is not None and a - 300 <= p["tr"] - r["t0_epoch"] <= b + 300
+    ]
+    changes = [x for x in r["changes"] if a - 300 <= x[0] <= b + 300]
+    return (
+        f"Timeline of `{r['run']}` #{r['rep']}, ms from the burst's start: messages"
+        f" #{i}..#{last} ({len(r['missed'])} missed) renamed into the file from {a:.0f} to"
+        f" {b:.0f}; prunes (rename, entries removed): "
+        + ", ".join(f"{t:.0f} ({n})" for t, n in prunes)
+        + "; didChange arrivals (+added -removed =total): "
+        + ", ".join(f"{t:.0f} (+{ad} -{rm} ={n})" for t, ad, rm, n in changes[:40])
+        + (" ..." if len(changes) > 40 else "")
+        + "."
+    )
 
 
 def render_heavy(h: dict[str, Any]) -> list[str]:
@@ -1083,7 +1133,66 @@ def render(
     return "\n".join(lines)
 
 
-NOTES = ""
+NOTES = """### What was fixed, and what is left (measured 2026-11-30, same machine, load ~8-11)
+
+Before = the same bench at 16edf36 (before 4619658; some of its hunks landed with 57efdff),
+1,000,000 messages: first `teams` 9288 ms after spawn (empty history 2140 ms), search p50
+1894 ms / p90 3792 ms, conversation by bare team name 1777 ms, peak RSS 79 MB.
+
+- **Search** (`History.search`): `ORDER BY m.ts DESC LIMIT 50` joined every FTS match to its
+  row and sorted them all; a common word matches a third of a million messages here: 1.9-5.5 s
+  each. Now `ORDER BY f.rowid DESC LIMIT 50`: FTS5 walks its index from the newest row and
+  stops at 50; those 50 are then ordered by timestamp. A team's search also keeps to
+  `f.rowid BETWEEN` the team's first and last rowid (read from the (team, ts) index). What the
+  user gets: the newest *archived* matches, which is timestamp order except for the backlog
+  of an inbox seen for the first time (archived file by file).
+- **Start-up** (`History.__init__`): `PRAGMA quick_check` read the whole 2.4 GB file on every
+  start (7.8-9.9 s here). Files up to 128 MiB are still checked when opened (~0.2 s); a bigger
+  one on a low-priority thread with a connection of its own. Damage it finds is logged and a
+  `history.db.damaged` marker moves the file aside at the next start; damage that the start-up
+  prune runs into moves it aside at once. History open: 8.3 s -> 21 ms.
+- **Ended team by bare name** (`Tracker.find`, new `History.ended_teams_named`): a Team was
+  structured (cattrs) from each of the 5,000 bodies to pick one by name; now SQLite's
+  `json_extract` finds the name. By id it was and is a primary-key lookup.
+- **An ended team's inbox page** (`Tracker._ended_page`, `History.archived(newest=)`): every
+  archived message of the inbox was parsed, then sorted (219 ms in process for 1,456); now
+  only the newest `offset + limit`, in SQL order.
+- Met before and unchanged: ended-team listing (`teams` ~11 ms: 50 teams structured by cattrs,
+  ~6 ms of it) and peak RSS.
+
+Left:
+- First `teams` <= 1 s after spawn: missed on this machine with an empty history too: spawn ->
+  `initialize` answered takes 2-3.5 s at load ~9, nearly all imports (`python -X importtime`:
+  `lsprotocol.types` 2.4 s of 4.3 s). The history's share (initialize answered -> first
+  `teams`) is now the same as with an empty one.
+- `teamInbox/search` with the `team` of an ended team answers `unknown_team`:
+  `server/features/search.py` resolves live teams only (`tracker.resolve`);
+  `tracker.find(p.team).id` would take ended ones. Team-filtered figures above are therefore
+  `History.search` in process (all queries p50 in the `direct` row).
+- A live inbox's page with `includeArchived` (`Tracker.page`) still parses every archived
+  message of the inbox; with Claude Code today every message in an agent's inbox is archived
+  (delivered), so a long session's lead inbox grows that cost (0.2 s per 1,500 messages here);
+  `history.archived(..., newest=offset + limit)` as in `_ended_page` would bound it.
+- Storage: ~2.4 KB per archived message (the text is kept three times: the `text` column and
+  `text` and `raw.text` in the body, plus FTS), so 1,000,000 messages take 2.4 GB.
+- Capture under pruning: below.
+
+### Why messages were missed under Claude Code's pruning
+
+A message is lost when the server does not read the file between the message's rename and
+the prune's rename. The server reads an inbox on its state thread after the 2 ms coalescing,
+behind whatever that thread is doing: the previous read's archiving and publishing (the
+timeline above: one step archived 91 messages), a periodic rescan (every 2 s; 16-139 ms here
+with 20 session teams), a request. On this 2-core machine at load ~9 the server gets a small
+share of a CPU, so that backlog reaches hundreds of ms and whole runs of messages that stood
+300-400 ms in the file were never read; on a quiet machine the reaction is ~7 ms and only a
+message that stands less than that is at risk. Nothing in the file says it was ever there.
+Fix proposed (not in this bench's files: watch.py, server/core.py, Tracker.refresh): read a
+small inbox's bytes on watchdog's thread as its event arrives (~0.1 ms) and let the state
+thread diff every such snapshot in order, so that reading no longer waits for the state
+thread; a recovery from the session transcripts (another session's `readTranscripts`) could
+close what remains.
+"""
 
 
 def write_section(text: str) -> None:

@@ -186,7 +186,10 @@ class HoldClock:
         orig_create = DirLock._create
         orig_release = PeerLock.release
         orig_verify = PeerLock.verify
-        orig_read = store._read_bytes
+        # Under the lock the store re-reads the file (`_read_bytes`), or (later stores) only
+        # checks that it is still the file it read (`_unchanged`) and re-reads it if not.
+        read_name = "_read_bytes" if hasattr(store, "_read_bytes") else "_unchanged"
+        orig_read = getattr(store, read_name)
         orig_parse = store.parse
         orig_write = store._write_temp
         orig_commit = store._commit
@@ -207,8 +210,8 @@ class HoldClock:
             orig_verify(self)
             clock._mark("lock_verified")
 
-        def read_bytes(path: str) -> bytes | None:
-            data = orig_read(path)
+        def read_bytes(*a: Any, **k: Any) -> Any:
+            data = orig_read(*a, **k)
             clock._mark("reread")
             return data
 
@@ -216,9 +219,9 @@ class HoldClock:
             clock._mark("redo")
             return orig_parse(*a, **k)
 
-        def write_temp(tmp: str, data: bytes) -> int:
+        def write_temp(*a: Any, **k: Any) -> Any:
             clock._mark("write_start")
-            inode = orig_write(tmp, data)
+            inode = orig_write(*a, **k)
             clock._mark("written")
             return inode
 
@@ -239,7 +242,7 @@ class HoldClock:
         DirLock._create = create  # type: ignore[method-assign]
         PeerLock.release = release  # type: ignore[method-assign]
         PeerLock.verify = verify  # type: ignore[method-assign]
-        store._read_bytes = read_bytes
+        setattr(store, read_name, read_bytes)
         store.parse = parse
         store._write_temp = write_temp
         store._commit = commit
