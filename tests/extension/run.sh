@@ -20,6 +20,12 @@ WORK=$(mktemp -d /tmp/teaminbox-e2e.XXXXXX)
 # our own copy of the built extension: another run in this work tree may rebuild dist/ and bundled/
 bash "$HERE/build-vsix.sh" "$WORK/ext"
 echo "[run] vsix built after $(( $(date +%s) - START ))s" >&2
+# CI installs the universal .vsix (no orjson inside): the UI test runs on the sidecar's stand-in
+cp dist/team-inbox-linux-x64.vsix "$WORK/ext/dist/" 2>/dev/null || true
+if unzip -l "$WORK/ext/dist/team-inbox.vsix" | grep -q 'bundled/libs/orjson'; then
+  echo "[run] FAIL: the universal .vsix holds orjson" >&2; exit 1
+fi
+echo "[run] universal .vsix: no orjson inside (json: stand-in)" >&2
 
 # unit tests of the pure TypeScript modules (fast; same node:test output)
 node esbuild.js --tests && node --test dist-test/
@@ -39,6 +45,14 @@ node "$HERE/fixtures.js" "$WORK/home"
 PY=$(python3 -c 'import sys; print(sys.executable)')
 ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
 echo "[run] code-server up after $(( $(date +%s) - START ))s" >&2
+# proof from the installed extension: its bundled/libs give the stand-in under the name orjson
+INSTALLED=$(ls -d "$WORK"/home/.code-server/ext/*team-inbox* 2>/dev/null | head -1 || true)
+[ -n "$INSTALLED" ] || INSTALLED=$(find "$WORK/home" -maxdepth 6 -type d -path '*ext/teaminbox.team-inbox*' | head -1)
+[ -n "$INSTALLED" ] && PYTHONPATH="$INSTALLED/bundled/libs" "$PY" -c 'import teaminbox, orjson; print("[run] installed extension: json:", "stand-in" if orjson.__name__ != "orjson" else "orjson", "(" + orjson.__name__ + ")")' >&2
 
 CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
   node --test --test-reporter=tap "$HERE/e2e.js"
+if [ -f "$HERE/firsthour.js" ]; then
+  CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+    node --test --test-reporter=tap "$HERE/firsthour.js"
+fi
