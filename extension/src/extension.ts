@@ -14,6 +14,7 @@ import { MessageCommands } from './commands/messages';
 import { TeamCommands } from './commands/teams';
 import { MaintenanceCommands } from './commands/maintenance';
 import type { TreeNode } from './treeNodes';
+import { createTasksView, TasksProvider } from './tasksView';
 
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
@@ -23,6 +24,8 @@ export interface TeamInboxApi {
   notifier: Notifier;
   tree: InboxTreeProvider;
   view: vscode.TreeView<TreeNode>;
+  /** The Tasks view's provider. */
+  tasks: TasksProvider;
   messages: MessageCommands;
   teams: TeamCommands;
   maintenance: MaintenanceCommands;
@@ -51,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const marks = new MarkService(sidecar, cache);
   const content = new MessageContentProvider(cache);
   const { provider: tree, view, disposables: viewParts } = createInboxView(cache, sidecar);
+  const { provider: tasks, disposables: taskParts } = createTasksView(cache);
   const status = new UnreadStatus(cache, sidecar);
   const services = { sidecar, cache, marks, content, log };
   const messages = new MessageCommands(services);
@@ -65,14 +69,14 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
 
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
   context.subscriptions.push(
-    log, sidecar, cache, status, notifier, content, ...viewParts,
+    log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
     ...messages.register(), ...teams.register(), ...maintenance.register(),
     vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e)) restart('Settings changed'); }),
     // each workspace folder is a root (its .team/): the sidecar takes roots at initialize only
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
   );
-  return { sidecar, cache, marks, notifier, tree, view, messages, teams, maintenance, activatedAt };
+  return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt };
 }
 
 export function deactivate(): Thenable<void> | undefined {

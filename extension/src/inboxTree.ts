@@ -6,13 +6,19 @@ import * as vscode from 'vscode';
 import type { CacheChange, MessageCache } from './messageCache';
 import type { SidecarPort } from './sidecarPort';
 import type { Member, Message, Team } from './protocol';
-import { InboxNode, MessageNode, TeamNode, TreeNode, inboxNodeId, messageNodeId, teamNodeId } from './treeNodes';
-import { Row, memberRow, messageRow, sortMembers, sortTeams, teamRow } from './treeRows';
+import {
+  AttentionGroupNode, AttentionNode, ConversationMessageNode, ConversationNode, EndedGroupNode, InboxNode, MessageNode, TeamNode, TreeNode,
+  attentionNodeId, convMessageNodeId, conversationNodeId, inboxNodeId, messageNodeId, teamNodeId,
+} from './treeNodes';
+import { Row, attentionRow, conversationRow, memberRow, messageRow, sortMembers, splitEnded, teamDisplayName, teamRow } from './treeRows';
+import { convKey } from './conversation';
 import { errorText } from './render';
 
 export const VIEW_ID = 'teamInbox.inbox';
 const ITEM_SCHEME = 'teaminbox-item';
 const ROOT = '';
+const ATTENTION_ID = 'group:attention';
+const ENDED_ID = 'group:ended';
 
 export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
   /** One node object per id, for as long as the row exists. */
@@ -23,7 +29,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   readonly onDidChangeTreeData = this.emitter.event;
   /** Redraws requested, by kind, and the last node ids ('' the root): tests check that a didChange
    * redraws one inbox (or its team), never the whole tree. */
-  readonly refreshes = { root: 0, team: 0, inbox: 0 };
+  readonly refreshes = { root: 0, team: 0, inbox: 0, conversation: 0, attention: 0 };
   readonly redrawn: string[] = [];
   private view: vscode.TreeView<TreeNode> | undefined;
   private readonly subscriptions: vscode.Disposable[];
@@ -37,11 +43,32 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   attach(view: vscode.TreeView<TreeNode>): void { this.view = view; }
 
+  private fire(node: TreeNode | undefined, kind: 'root' | 'team' | 'inbox' | 'conversation' | 'attention'): void {
+    this.refreshes[kind]++;
+    this.note(node ? node.id : ROOT);
+    this.emitter.fire(node);
+  }
+
   private redraw(c: CacheChange): void {
-    if (c.kind === 'teams') {
-      this.refreshes.root++;
-      this.note(ROOT);
-      this.emitter.fire(undefined);
+    if (c.kind === 'teams') return this.fire(undefined, 'root');
+    if (c.kind === 'tasks') return;
+    if (c.kind === 'attention') {
+      const group = this.nodes.get(ATTENTION_ID);
+      const has = this.cache.attention.length > 0;
+      if (group instanceof AttentionGroupNode && has) { group.items = [...this.cache.attention]; this.fire(group, 'attention'); }
+      else if (group || has) this.fire(undefined, 'root'); // the group comes or goes
+      return;
+    }
+    if (c.kind === 'conversation') {
+      const conv = this.nodes.get(conversationNodeId(c.team));
+      if (conv) this.fire(conv, 'conversation');
+      return;
+    }
+    if (c.kind === 'members') {
+      // one member: its row; more, or the team's figures: the team row (and its children)
+      const one = c.inboxes.length === 1 && !c.teamRow ? this.nodes.get(inboxNodeId(c.team, c.inboxes[0])) : undefined;
+      const node = one ?? this.nodes.get(teamNodeId(c.team));
+      if (node) this.fire(node, node.kind === 'team' ? 'team' : 'inbox');
       return;
     }
     const inbox = this.nodes.get(inboxNodeId(c.team, c.inbox));
@@ -66,8 +93,15 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     this.refreshData(node);
     const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
     const row = this.row(node);
-    const item = toItem(node, row, node.kind === 'team' || (node.kind === 'inbox' && startsExpanded(node.member)) ? Expanded : node.kind === 'inbox' ? Collapsed : None);
+    const expanded = (node.kind === 'team' && !node.team.ended) || node.kind === 'attentionGroup' || (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
+    const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
     if (node.kind === 'message') item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
+    if (node.kind === 'convMessage') {
+      item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [{ team: node.teamId, inbox: node.message.inbox, id: node.message.id }] };
+    }
+    if (node.kind === 'attention' && node.item.kind === 'unanswered' && node.item.messageId && node.item.inbox) {
+      item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [{ team: node.item.team, inbox: node.item.inbox, id: node.item.messageId }] };
+    }
     return item;
   }
 
@@ -82,15 +116,38 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
       case 'team': return teamRow(node.team);
       case 'inbox': return memberRow(node.team, node.member);
       case 'message': return messageRow(node.message, node.member.consumed && !node.member.owned);
+      case 'conversation': {
+        const n = this.cache.conversation(node.teamId)?.length;
+        return { label: 'Conversation', description: n === undefined ? '' : `${n} message${n === 1 ? '' : 's'}`,
+          tooltip: 'Every message of the team, newest first, and whether it reached its reader (waiting / delivered / read)',
+          icon: 'comment-discussion', contextValue: 'conversation', collapsible: true };
+      }
+      case 'convMessage': return conversationRow(node.message);
+      case 'ended': return { label: 'Ended', description: `${node.count} team${node.count === 1 ? '' : 's'}`,
+        tooltip: 'Teams whose folder is gone (Claude Code deletes a session team on exit): read-only, from the history',
+        icon: 'archive', color: 'disabledForeground', contextValue: 'endedGroup', collapsible: true };
+      case 'attentionGroup': return { label: 'Needs attention', description: String(node.items.length),
+        tooltip: 'Requests nobody answered, stalled members, messages to you without an answer',
+        icon: 'bell-dot', color: 'notificationsWarningIcon.foreground', contextValue: 'attentionGroup', collapsible: true };
+      case 'attention': {
+        const t = this.cache.team(node.item.team);
+        return attentionRow(node.item, t ? teamDisplayName(t) : node.item.team);
+      }
     }
   }
 
   /** Nodes keep their identity; their data comes from the cache each time they are drawn. */
   private refreshData(node: TreeNode): void {
+    if (node.kind === 'ended' || node.kind === 'attentionGroup' || node.kind === 'attention') return;
     const team = this.cache.team(node.teamId);
     if (!team) return;
     node.team = team;
-    if (node.kind === 'team') return;
+    if (node.kind === 'team' || node.kind === 'conversation') return;
+    if (node.kind === 'convMessage') {
+      const k = convKey(node.message);
+      node.message = this.cache.conversation(team.id)?.find(m => convKey(m) === k) ?? node.message;
+      return;
+    }
     const member = team.members.find(m => m.inbox === node.inbox);
     if (!member) return;
     node.member = member;
@@ -104,16 +161,49 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
           this.setMessage('The Team Inbox sidecar is not running: run "Team Inbox: Show Log" for why, then "Refresh".');
           return this.adopt(ROOT, []);
         }
+        const attention = this.cache.loadAttention().catch(() => [] as const);
         const teams = await this.cache.loadTeams();
         this.setMessage(undefined);
+        const { live, ended } = splitEnded(teams);
         // VS Code draws the teams only once the inboxes it expands have their rows: ask for those
         // pages now, not two round trips from now
-        for (const t of teams) for (const m of t.members) if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
-        return this.adopt(ROOT, sortTeams([...teams]).map(t => this.teamNode(t)));
+        for (const t of live) for (const m of t.members) if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
+        const items = await attention;
+        this.updateBadge();
+        const top: TreeNode[] = [];
+        if (items.length) top.push(this.groupNode(ATTENTION_ID, () => new AttentionGroupNode([...items]), n => { (n as AttentionGroupNode).items = [...items]; }));
+        top.push(...live.map(t => this.teamNode(t)));
+        if (ended.length) top.push(this.groupNode(ENDED_ID, () => new EndedGroupNode(ended.length), n => { (n as EndedGroupNode).count = ended.length; }));
+        return this.adopt(ROOT, top);
+      }
+      if (node.kind === 'ended') {
+        return this.adopt(node.id, splitEnded(this.cache.teams).ended.map(t => this.teamNode(t)));
+      }
+      if (node.kind === 'attentionGroup') {
+        return this.adopt(node.id, this.cache.attention.map(i => {
+          const id = attentionNodeId(i);
+          const n = this.nodes.get(id);
+          if (n instanceof AttentionNode) { n.item = i; return n; }
+          const made = new AttentionNode(id, i);
+          this.nodes.set(id, made);
+          return made;
+        }));
       }
       if (node.kind === 'team') {
         const team = this.cache.team(node.teamId) ?? node.team;
-        return this.adopt(node.id, sortMembers(team.members).map(m => this.inboxNode(team, m)));
+        const conv = this.conversationNode(team);
+        return this.adopt(node.id, [conv, ...sortMembers(team.members).map(m => this.inboxNode(team, m))]);
+      }
+      if (node.kind === 'conversation') {
+        const list = await this.cache.loadConversation(node.teamId);
+        return this.adopt(node.id, list.map(m => {
+          const id = convMessageNodeId(node.teamId, m.inbox, m.id);
+          const n = this.nodes.get(id);
+          if (n instanceof ConversationMessageNode) { n.team = node.team; n.message = m; return n; }
+          const made = new ConversationMessageNode(id, node.team, m);
+          this.nodes.set(id, made);
+          return made;
+        }));
       }
       if (node.kind === 'inbox') {
         const page = await this.cache.loadPage(node.teamId, node.inbox);
@@ -132,6 +222,33 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   /** The node drawn with this id (`inboxNodeId(...)` etc.), if any: for tests. */
   find(id: string): TreeNode | undefined { return this.nodes.get(id); }
+
+  private groupNode(id: string, make: () => TreeNode, update: (n: TreeNode) => void): TreeNode {
+    const n = this.nodes.get(id);
+    if (n) { update(n); return n; }
+    const made = make();
+    this.nodes.set(id, made);
+    return made;
+  }
+
+  private conversationNode(team: Team): ConversationNode {
+    const id = conversationNodeId(team.id);
+    const n = this.nodes.get(id);
+    if (n instanceof ConversationNode) { n.team = team; return n; }
+    const made = new ConversationNode(id, team);
+    this.nodes.set(id, made);
+    return made;
+  }
+
+  /** The badge: unread messages to the person plus what needs their attention. */
+  updateBadge(): void {
+    if (!this.view) return;
+    const unread = this.cache.unread, attention = this.cache.attention.length;
+    const n = unread + attention;
+    const parts = [unread ? `${unread} unread message${unread === 1 ? '' : 's'}` : '', attention ? `${attention} need${attention === 1 ? 's' : ''} attention` : ''].filter(Boolean);
+    const badge = n > 0 ? { value: n, tooltip: parts.join(', ') } : undefined;
+    if (JSON.stringify(this.view.badge) !== JSON.stringify(badge)) this.view.badge = badge;
+  }
 
   private teamNode(team: Team): TeamNode {
     const id = teamNodeId(team.id);
@@ -214,9 +331,10 @@ export function createInboxView(cache: MessageCache, sidecar: SidecarPort): { pr
   const provider = new InboxTreeProvider(cache, sidecar);
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true });
   provider.attach(view);
-  const setBadge = (n: number) => { view.badge = n > 0 ? { value: n, tooltip: `${n} unread message${n === 1 ? '' : 's'}` } : undefined; };
+  const setBadge = () => provider.updateBadge();
   return {
     provider, view,
-    disposables: [provider, view, vscode.window.registerFileDecorationProvider(provider), cache.onDidChangeUnread(setBadge)],
+    disposables: [provider, view, vscode.window.registerFileDecorationProvider(provider), cache.onDidChangeUnread(setBadge),
+      cache.onDidChange(c => { if (c.kind === 'attention') setBadge(); })],
   };
 }

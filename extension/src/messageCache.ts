@@ -4,7 +4,8 @@
 // No vscode import: unit-tested with a fake sidecar.
 import { Disposable, Emitter } from './events';
 import type { SidecarPort } from './sidecarPort';
-import { DidChangeParams, Member, Message, Methods, Team, UnreadParams } from './protocol';
+import { ActivityParams, AttentionItem, AttentionResult, DidChangeParams, Member, MemberStateParams, Message, Methods, Task, Team, UnreadParams } from './protocol';
+import { applyConversationDelta, CONVERSATION_LIMIT } from './conversation';
 
 /** Messages kept per inbox (the first page, newest first). */
 export const PAGE_LIMIT = 200;
@@ -12,7 +13,44 @@ export const PAGE_LIMIT = 200;
 /** What changed: the team list, or one inbox (and, when `teamRow`, its team's counts too). */
 export type CacheChange =
   | { kind: 'teams' }
-  | { kind: 'inbox'; team: string; inbox: string; teamRow: boolean };
+  | { kind: 'inbox'; team: string; inbox: string; teamRow: boolean }
+  /** member rows whose state or activity changed (and the team row when its tokens did) */
+  | { kind: 'members'; team: string; inboxes: string[]; teamRow: boolean }
+  /** the team's conversation (a didChange of any of its inboxes) */
+  | { kind: 'conversation'; team: string }
+  | { kind: 'attention' }
+  | { kind: 'tasks'; team: string };
+
+/**
+ * Applies an activity notification to a team in place; returns the inboxes of the members whose
+ * activity changed and whether the team's own figures (tokens, branch) did.
+ */
+export function applyActivity(team: Team, p: ActivityParams): { inboxes: string[]; teamRow: boolean } {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const teamRow = !same(team.tokens, p.tokens) || !same(team.branch, p.branch);
+  team.tokens = p.tokens;
+  team.branch = p.branch;
+  const inboxes: string[] = [];
+  for (const m of team.members) {
+    const a = p.members[m.name];
+    if (a === undefined || same(m.activity, a)) continue;
+    m.activity = a;
+    inboxes.push(m.inbox);
+  }
+  return { inboxes, teamRow };
+}
+
+/** Applies a memberState notification in place; returns the inboxes whose state changed. */
+export function applyMemberState(team: Team, p: MemberStateParams): string[] {
+  const changed: string[] = [];
+  for (const item of p.members) {
+    const m = team.members.find(x => x.inbox === item.inbox) ?? team.members.find(x => x.name === item.name);
+    if (!m || JSON.stringify(m.state ?? null) === JSON.stringify(item.state)) continue;
+    m.state = item.state;
+    changed.push(m.inbox);
+  }
+  return changed;
+}
 
 export type Delta = Pick<DidChangeParams, 'added' | 'removed' | 'updated'>;
 
@@ -84,12 +122,22 @@ export class MessageCache implements Disposable {
   private readonly unreadChanges = new Emitter<number>();
   readonly onDidChangeUnread = this.unreadChanges.event;
   private readonly subscriptions: Disposable[];
+  /** Team conversations shown so far (newest first), kept current by didChange. */
+  private readonly conversations = new Map<string, Message[]>();
+  private readonly conversationLoads = new Map<string, PageLoad>();
+  private attentionList: AttentionItem[] | undefined;
+  private attentionLoad: Promise<AttentionItem[]> | undefined;
+  private readonly taskBoards = new Map<string, Task[]>();
 
   constructor(private readonly sidecar: SidecarPort, private readonly log: (line: string) => void = () => undefined) {
     this.subscriptions = [
       sidecar.onDidChange(p => this.applyDidChange(p)),
       sidecar.onTeamsChanged(() => { void this.reloadTeams(); }),
       sidecar.onUnread(p => this.setUnread(p)),
+      sidecar.onNotification('teamInbox/activity', p => this.applyActivityNotification(p)),
+      sidecar.onNotification('teamInbox/memberState', p => this.applyMemberStateNotification(p)),
+      sidecar.onNotification('teamInbox/attentionChanged', p => this.setAttention(p)),
+      sidecar.onNotification('teamInbox/tasksChanged', p => { this.taskBoards.set(p.team, p.tasks); this.changes.fire({ kind: 'tasks', team: p.team }); }),
       sidecar.onDidChangeState(s => {
         if (s !== 'running') return;
         if (this.sawRunning) this.reset(); // a new sidecar process: its answers replace ours
@@ -165,6 +213,9 @@ export class MessageCache implements Disposable {
   /** The manual "Refresh": the teams and every shown inbox are read again. */
   refreshAll(): Promise<readonly Team[]> {
     this.pages.clear();
+    this.conversations.clear();
+    this.attentionList = undefined;
+    this.taskBoards.clear();
     return this.reloadTeams(true);
   }
 
@@ -242,6 +293,12 @@ export class MessageCache implements Disposable {
     }
     const page = this.pages.get(k);
     if (page) this.pages.set(k, applyDelta(page, p, member.owned));
+    this.conversationLoads.get(p.team)?.deltas.push(p);
+    const conv = this.conversations.get(p.team);
+    if (conv) {
+      this.conversations.set(p.team, applyConversationDelta(conv, p));
+      for (const m of [...p.added, ...p.updated]) this.remember(m);
+    }
     for (const m of [...p.added, ...p.updated]) {
       if (this.extra.has(msgKey(m.team, m.inbox, m.id))) this.remember(m);
     }
@@ -249,6 +306,89 @@ export class MessageCache implements Disposable {
     this.applyCounts(p);
     if (this.unreadTotal === undefined) this.unreadChanges.fire(this.unread);
     this.changes.fire({ kind: 'inbox', team: p.team, inbox: p.inbox, teamRow: teamUnread(team) !== before });
+    if (conv) this.changes.fire({ kind: 'conversation', team: p.team });
+  }
+
+  /** A team's conversation (every inbox, newest first): fetched once, then kept current by didChange. */
+  conversation(teamIdOrName: string): readonly Message[] | undefined { return this.conversations.get(this.teamId(teamIdOrName)); }
+
+  loadConversation(teamIdOrName: string, force = false): Promise<readonly Message[]> {
+    const team = this.teamId(teamIdOrName);
+    const cached = this.conversations.get(team);
+    if (cached && !force) return Promise.resolve(cached);
+    const running = this.conversationLoads.get(team);
+    if (running && !force) return running.promise;
+    const gen = this.generation;
+    const load: PageLoad = { deltas: [], promise: Promise.resolve([]) };
+    this.log(`fetch conversation ${team}`);
+    load.promise = this.sidecar.request(Methods.conversation, { team, limit: CONVERSATION_LIMIT }).then(r => {
+      let list = r.messages;
+      for (const d of load.deltas) list = applyConversationDelta(list, d);
+      if (gen === this.generation) {
+        this.conversations.set(team, list);
+        for (const m of list) this.remember(m); // openMessage finds them by id
+      }
+      return list;
+    });
+    this.conversationLoads.set(team, load);
+    const done = () => { if (this.conversationLoads.get(team) === load) this.conversationLoads.delete(team); };
+    load.promise.then(done, done);
+    return load.promise;
+  }
+
+  private applyActivityNotification(p: ActivityParams): void {
+    const team = this.teamList.find(t => t.id === p.team);
+    if (!team) return;
+    const { inboxes, teamRow } = applyActivity(team, p);
+    if (inboxes.length || teamRow) this.changes.fire({ kind: 'members', team: team.id, inboxes, teamRow });
+  }
+
+  private applyMemberStateNotification(p: MemberStateParams): void {
+    const team = this.teamList.find(t => t.id === p.team);
+    if (!team) return;
+    const inboxes = applyMemberState(team, p);
+    if (inboxes.length) this.changes.fire({ kind: 'members', team: team.id, inboxes, teamRow: false });
+  }
+
+  /** What waits on the person: fetched once, then kept current by attentionChanged. */
+  get attention(): readonly AttentionItem[] { return this.attentionList ?? []; }
+
+  loadAttention(): Promise<readonly AttentionItem[]> {
+    if (this.attentionList) return Promise.resolve(this.attentionList);
+    if (!this.attentionLoad) {
+      const gen = this.generation;
+      this.attentionLoad = this.sidecar.request(Methods.attention, {}).then(r => {
+        if (gen === this.generation && !this.attentionList) this.attentionList = r.items;
+        return this.attentionList ?? r.items;
+      }).finally(() => { this.attentionLoad = undefined; });
+    }
+    return this.attentionLoad;
+  }
+
+  private setAttention(p: AttentionResult): void {
+    const changed = JSON.stringify(this.attentionList) !== JSON.stringify(p.items);
+    this.attentionList = p.items;
+    if (changed) this.changes.fire({ kind: 'attention' });
+  }
+
+  /** A team's task board: fetched once, then replaced by each tasksChanged. */
+  tasks(teamIdOrName: string): readonly Task[] | undefined { return this.taskBoards.get(this.teamId(teamIdOrName)); }
+
+  async loadTasks(teamIdOrName: string, force = false): Promise<readonly Task[]> {
+    const team = this.teamId(teamIdOrName);
+    const cached = this.taskBoards.get(team);
+    if (cached && !force) return cached;
+    const gen = this.generation;
+    const r = await this.sidecar.request(Methods.tasks, { team });
+    if (gen !== this.generation) return r.tasks;
+    if (!this.taskBoards.has(team) || force) this.taskBoards.set(team, r.tasks);
+    return this.taskBoards.get(team)!;
+  }
+
+  /** After forgetTeam: its conversation and board go too. */
+  dropTeam(team: string): void {
+    this.conversations.delete(team);
+    this.taskBoards.delete(team);
   }
 
   private applyCounts(p: DidChangeParams): void {
@@ -272,6 +412,10 @@ export class MessageCache implements Disposable {
     this.unreadByTeam = {};
     this.pages.clear();
     this.pageLoads.clear();
+    this.conversations.clear();
+    this.conversationLoads.clear();
+    this.attentionList = undefined;
+    this.taskBoards.clear();
     this.changes.fire({ kind: 'teams' });
   }
 

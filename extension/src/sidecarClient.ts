@@ -8,9 +8,9 @@ import * as vscode from 'vscode';
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { bundledLibs, checkPython, findPython, PythonChoice, PythonError, sidecarEnv } from './python';
 import { openPythonSetting } from './settings';
-import type { SidecarPort, SidecarState } from './sidecarPort';
+import { EXTRA_NOTIFICATIONS, ExtraNotification, SidecarPort, SidecarState } from './sidecarPort';
 import {
-  DidChangeParams, InitializationOptions, Notifications, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams,
+  DidChangeParams, InitializationOptions, NotificationMap, Notifications, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams,
 } from './protocol';
 
 export type { SidecarState } from './sidecarPort';
@@ -51,6 +51,11 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   readonly onTeamsChanged = this.teamsEmitter.event;
   readonly onUnread = this.unreadEmitter.event;
   readonly onReplied = this.repliedEmitter.event;
+  private readonly extraEmitter = new vscode.EventEmitter<{ method: ExtraNotification; params: unknown }>();
+
+  onNotification<N extends ExtraNotification>(method: N, listener: (p: NotificationMap[N]) => void): vscode.Disposable {
+    return this.extraEmitter.event(e => { if (e.method === method) listener(e.params as NotificationMap[N]); });
+  }
 
   constructor(
     private readonly extensionPath: string,
@@ -125,6 +130,7 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     conn.onNotification(Notifications.teamsChanged, () => this.teamsEmitter.fire());
     conn.onNotification(Notifications.unread, (p: UnreadParams) => this.unreadEmitter.fire(p));
     conn.onNotification(Notifications.replied, (p: RepliedParams) => this.repliedEmitter.fire(p));
+    for (const n of EXTRA_NOTIFICATIONS) conn.onNotification(n, (p: unknown) => this.extraEmitter.fire({ method: n, params: p }));
     conn.onNotification('window/logMessage', (p: { message?: string }) => this.log.info(`[sidecar] ${p.message ?? ''}`));
     conn.onError(([e]) => this.log.warn(`sidecar connection: ${e.message}`));
     conn.listen();
@@ -212,7 +218,7 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
 
   dispose(): void {
     void this.stop();
-    for (const e of [this.stateEmitter, this.changeEmitter, this.teamsEmitter, this.unreadEmitter, this.repliedEmitter]) e.dispose();
+    for (const e of [this.stateEmitter, this.changeEmitter, this.teamsEmitter, this.unreadEmitter, this.repliedEmitter, this.extraEmitter]) e.dispose();
   }
 }
 

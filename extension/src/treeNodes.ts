@@ -2,7 +2,7 @@
 // apart from options objects with `instanceof` (no guessing from the shape). Each node keeps its
 // id for as long as the team, inbox or message exists, so VS Code keeps its expansion state;
 // the data fields are refreshed in place from the cache.
-import type { Member, Message, Team } from './protocol';
+import type { AttentionItem, Member, Message, Team } from './protocol';
 
 export class TeamNode {
   readonly kind = 'team';
@@ -24,8 +24,45 @@ export class MessageNode {
   get inbox(): string { return this.member.inbox; }
 }
 
-export type TreeNode = TeamNode | InboxNode | MessageNode;
+/** A team's "Conversation": every inbox's messages, newest first. */
+export class ConversationNode {
+  readonly kind = 'conversation';
+  constructor(readonly id: string, public team: Team) {}
+  get teamId(): string { return this.team.id; }
+}
+
+export class ConversationMessageNode {
+  readonly kind = 'convMessage';
+  constructor(readonly id: string, public team: Team, public message: Message) {}
+  get teamId(): string { return this.team.id; }
+  get inbox(): string { return this.message.inbox; }
+}
+
+/** The collapsed "Ended" group at the bottom: teams whose folder is gone. */
+export class EndedGroupNode {
+  readonly kind = 'ended';
+  readonly id = 'group:ended';
+  constructor(public count: number) {}
+}
+
+/** "Needs attention" at the top. */
+export class AttentionGroupNode {
+  readonly kind = 'attentionGroup';
+  readonly id = 'group:attention';
+  constructor(public items: AttentionItem[]) {}
+}
+
+export class AttentionNode {
+  readonly kind = 'attention';
+  constructor(readonly id: string, public item: AttentionItem) {}
+  get teamId(): string { return this.item.team; }
+}
+
+export type TreeNode = TeamNode | InboxNode | MessageNode | ConversationNode | ConversationMessageNode | EndedGroupNode | AttentionGroupNode | AttentionNode;
 
 export const teamNodeId = (team: string): string => `team:${team}`;
 export const inboxNodeId = (team: string, inbox: string): string => `inbox:${team}/${inbox}`;
 export const messageNodeId = (team: string, inbox: string, id: string): string => `msg:${team}/${inbox}/${id}`;
+export const conversationNodeId = (team: string): string => `conv:${team}`;
+export const convMessageNodeId = (team: string, inbox: string, id: string): string => `cmsg:${team}/${inbox}/${id}`;
+export const attentionNodeId = (i: AttentionItem): string => `attn:${i.team}/${i.kind}/${i.member}/${i.requestId ?? i.messageId ?? ''}`;

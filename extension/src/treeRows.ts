@@ -1,5 +1,6 @@
 // What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
-import type { Member, Message, Team } from './protocol';
+import type { AttentionItem, Member, MemberState, Message, Team, TokenUse } from './protocol';
+import { ATTENTION_ICONS, DELIVERY_ICONS, deliveryState, waitedFor } from './conversation';
 import { isFrame } from './notifyPolicy';
 import { firstLine, frameLabel, messagePreview, problemText, relativeTime } from './render';
 
@@ -30,6 +31,56 @@ export function sortTeams(teams: Team[]): Team[] {
   return [...teams].sort((a, b) => a.name.localeCompare(b.name) || a.format.localeCompare(b.format));
 }
 
+/** Live teams (by name), then the ended ones (newest first): the tree puts those in an "Ended" group. */
+export function splitEnded(teams: readonly Team[]): { live: Team[]; ended: Team[] } {
+  const live = sortTeams(teams.filter(t => !t.ended));
+  const ended = teams.filter(t => t.ended).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0) || a.name.localeCompare(b.name));
+  return { live, ended };
+}
+
+/** What people call the team: a session team's label (project · start time), else its name. */
+export function teamDisplayName(team: Pick<Team, 'name' | 'label'>): string {
+  return team.label && !team.label.startsWith(team.name) ? team.label : team.name;
+}
+
+/** 950 / 12.3k / 4.1M */
+export function compactNumber(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1e3).toFixed(n < 1e5 ? 1 : 0).replace(/\.0$/, '')}k`;
+  return `${(n / 1e6).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+/** "12.3k tok · $0.41": every token the transcripts counted (input, output, cache) and the cost. */
+export function tokenText(t: TokenUse | null | undefined): string {
+  if (!t) return '';
+  const total = t.input + t.output + t.cacheRead + t.cacheWrite;
+  if (!total && !t.cost) return '';
+  return `${compactNumber(total)} tok · $${t.cost.toFixed(2)}`;
+}
+
+export function tokenTooltip(t: TokenUse | null | undefined): string {
+  if (!t) return '';
+  return `Tokens: ${compactNumber(t.input)} in, ${compactNumber(t.output)} out, ${compactNumber(t.cacheRead)} cache read, ${compactNumber(t.cacheWrite)} cache write; about $${t.cost.toFixed(2)}`;
+}
+
+export const STATE_ICONS: Record<MemberState['kind'], [string, string | undefined]> = {
+  working: ['sync~spin', 'charts.green'],
+  idle: ['debug-pause', undefined],
+  waiting: ['watch', 'charts.yellow'],
+  stalled: ['warning', 'problemsWarningIcon.foreground'],
+  gone: ['circle-slash', 'disabledForeground'],
+};
+
+function clock(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().slice(11, 16) + ' UTC';
+}
+
+/** "working since 12:03 UTC (5m) because …" */
+export function stateTooltip(s: MemberState, now: number = Date.now()): string {
+  const since = s.since ? ` since ${clock(s.since)} (${waitedFor(s.since, now)})` : '';
+  return `${s.kind}${since}${s.detail ? ` because: ${s.detail.length > 300 ? s.detail.slice(0, 300) + '…' : s.detail}` : ''}`;
+}
+
 /** Own inbox first, then the lead, then the others by name; phantoms last. */
 export function sortMembers(members: Member[]): Member[] {
   const rank = (m: Member) => (m.owned ? 0 : m.lead ? 1 : m.phantom ? 3 : 2);
@@ -58,15 +109,25 @@ export function labelBesideName(team: Pick<Team, 'name' | 'label'>): string | un
 
 export function teamRow(team: Team): Row {
   const unread = teamUnread(team);
+  const name = teamDisplayName(team);
   const parts = [formatName(team.format)];
   if (unread) parts.push(`${unread} unread`);
   if (team.ended) parts.push('ended');
-  const label = labelBesideName(team);
+  else if (team.orphan) parts.push('orphan');
+  else if (team.leadAlive === false) parts.push('lead not running');
+  const label = name === team.name ? labelBesideName(team) : undefined;
   if (label) parts.push(label);
+  const tokens = tokenText(team.tokens);
+  if (tokens) parts.push(tokens);
   if (team.error) parts.push(`error: ${firstLine(team.error.message, 60)}`);
   const tip = [
-    `${team.name} (${team.id})`,
-    team.label ?? '',
+    `${name} (${team.id})`,
+    team.label && team.label !== name ? team.label : '',
+    team.project ? `Project: ${team.project}` : '',
+    team.branch ? `Branch: ${team.branch}` : '',
+    team.leadAlive === true ? 'Lead process: running' : team.leadAlive === false ? 'Lead process: not running' : '',
+    team.orphan ? 'Orphan: the folder is still there but its lead is gone (Claude Code deletes it on its next start).' : '',
+    tokenTooltip(team.tokens),
     team.description ?? '',
     `Folder: ${team.dir}`,
     team.lead ? `Lead: ${team.lead}` : '',
@@ -75,18 +136,20 @@ export function teamRow(team: Team): Row {
     team.error ? `Error (${team.error.code}): ${problemText(team.error)}` : '',
   ].filter(Boolean).join('\n');
   return {
-    label: team.name,
+    label: name,
     description: parts.join(' · '),
     tooltip: tip,
     icon: team.error ? 'error' : team.ended ? 'archive' : 'organization',
     color: team.error ? 'errorForeground' : team.ended ? 'disabledForeground' : undefined,
-    contextValue: `team${team.error ? '.error' : ''}${team.ended ? '.ended' : ''}`,
+    contextValue: `team${team.error ? '.error' : ''}${team.ended ? '.ended' : ''}${team.orphan ? '.orphan' : ''}`,
     collapsible: true,
   };
 }
 
-export function memberRow(team: Team, m: Member): Row {
+export function memberRow(team: Team, m: Member, now: number = Date.now()): Row {
   const marks: string[] = [];
+  const state = m.state ?? null;
+  if (state) marks.push(state.kind);
   if (m.owned) marks.push('you');
   if (m.lead) marks.push('lead');
   if (m.phantom) marks.push('phantom');
@@ -94,6 +157,8 @@ export function memberRow(team: Team, m: Member): Row {
   if (m.isActive === false) marks.push('inactive');
   const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total} message${m.total === 1 ? '' : 's'}` : 'empty';
   const desc = [counts, ...marks];
+  const tokens = tokenText(m.activity?.tokens);
+  if (tokens) desc.push(tokens);
   if (m.error) desc.push(`error: ${firstLine(m.error.message, 50)}`);
   const tip = [
     m.name + (m.agentType ? ` (${m.agentType})` : ''),
@@ -102,15 +167,21 @@ export function memberRow(team: Team, m: Member): Row {
     m.owned ? 'Your own inbox: opening a message marks it read.' : 'Opening a message only marks it seen for you; the file is not touched.',
     m.consumed && !m.owned ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, and the agent never gets them.' : '',
     m.phantom ? 'Phantom inbox: no member of this name in config.json, nobody reads it.' : '',
+    m.left ? 'Left: no longer in the team config; its inbox file stays behind.' : '',
+    state ? `State: ${stateTooltip(state, now)}` : '',
+    m.activity?.lastActive ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)${m.activity.working ? ', working now' : ''}` : '',
+    m.activity?.lastWords ? `Last words: ${firstLine(m.activity.lastWords, 200)}` : '',
+    tokenTooltip(m.activity?.tokens),
     m.error ? `Error (${m.error.code}): ${problemText(m.error)}` : '',
   ].filter(Boolean).join('\n');
-  const icon = m.error ? 'warning' : m.phantom ? 'question' : m.owned ? 'inbox' : m.lead ? 'star-full' : 'person';
+  const stateIcon = state && !m.owned ? STATE_ICONS[state.kind] : undefined;
+  const icon = m.error ? 'warning' : m.phantom ? 'question' : stateIcon ? stateIcon[0] : m.left ? 'person' : m.owned ? 'inbox' : m.lead ? 'star-full' : 'person';
   return {
     label: m.name,
     description: desc.join(' · '),
     tooltip: tip,
     icon,
-    color: m.error ? 'problemsWarningIcon.foreground' : memberThemeColor(m.color),
+    color: m.error ? 'problemsWarningIcon.foreground' : stateIcon?.[1] ?? memberThemeColor(m.color),
     contextValue: `inbox${m.owned ? '.owned' : ''}${m.unread ? '.unread' : ''}${m.consumed && !m.owned ? '.consumed' : ''}`,
     collapsible: true,
   };
@@ -148,5 +219,46 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
     contextValue: `message${unread ? '.unread' : ''}${msg.archived ? '.archived' : ''}${consumed && !msg.read && !msg.archived ? '.undelivered' : ''}`,
     collapsible: false,
     state,
+  };
+}
+
+/** A row of a team's Conversation: sender → recipient inbox, the text, and whether it arrived. */
+export function conversationRow(msg: Message, now: number = Date.now()): Row {
+  const frame = frameLabel(msg);
+  const delivery = deliveryState(msg);
+  const when = relativeTime(msg.timestamp, now);
+  const from = msg.fromName ?? msg.from;
+  const to = msg.inbox;
+  const icon = delivery ? DELIVERY_ICONS[delivery] : frame ? 'symbol-event' : 'comment';
+  const tipBody = frame ? frame : (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
+  return {
+    label: `${from} → ${to}`,
+    description: [messagePreview(msg, 70), delivery ?? '', when].filter(Boolean).join(' · '),
+    tooltip: `${from} → ${to} · ${msg.timestamp}${delivery ? ` · ${delivery}` : ''}\n\n${tipBody}`,
+    icon,
+    color: delivery === 'waiting' ? 'charts.yellow' : isFrame(msg) ? 'descriptionForeground' : memberThemeColor(msg.color),
+    contextValue: 'conversationMessage',
+    collapsible: false,
+  };
+}
+
+/** A "Needs attention" row: what, who, how long. */
+export function attentionRow(item: AttentionItem, teamName: string, now: number = Date.now()): Row {
+  const waited = waitedFor(item.since, now);
+  const answerable = item.kind === 'plan';
+  return {
+    label: item.summary,
+    description: [teamName, waited ? `${waited} waiting` : '', item.count > 1 ? `${item.count} messages` : ''].filter(Boolean).join(' · '),
+    tooltip: [
+      `${item.kind}: ${item.summary}`,
+      `Team: ${teamName} · member: ${item.member}`,
+      item.toolName ? `Tool: ${item.toolName}` : '',
+      item.since ? `Since ${clock(item.since)} (${waited})` : '',
+      answerable ? 'Approve or reject from the context menu (Claude Code: the lead is asked to).' : '',
+    ].filter(Boolean).join('\n'),
+    icon: ATTENTION_ICONS[item.kind] ?? 'bell',
+    color: item.kind === 'stalled' ? 'problemsWarningIcon.foreground' : 'notificationsInfoIcon.foreground',
+    contextValue: `attention.${item.kind}`,
+    collapsible: false,
   };
 }

@@ -1,7 +1,7 @@
 // A SidecarPort for unit tests: records requests, answers from handlers, fires notifications.
 import { Emitter } from '../src/events';
-import type { SidecarPort, SidecarState } from '../src/sidecarPort';
-import type { DidChangeParams, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams } from '../src/protocol';
+import type { ExtraNotification, SidecarPort, SidecarState } from '../src/sidecarPort';
+import type { DidChangeParams, NotificationMap, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams } from '../src/protocol';
 
 type Handlers = { [M in RequestMethod]?: (p: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -18,6 +18,13 @@ export class FakeSidecar implements SidecarPort {
   readonly onUnread = this.unread.event;
   readonly onReplied = this.replied.event;
   readonly onDidChangeState = this.states.event;
+
+  readonly extra = new Emitter<{ method: ExtraNotification; params: unknown }>();
+  onNotification<N extends ExtraNotification>(method: N, listener: (p: NotificationMap[N]) => void) {
+    return this.extra.event(e => { if (e.method === method) listener(e.params as NotificationMap[N]); });
+  }
+  /** Fires one of the other notifications. */
+  notify<N extends ExtraNotification>(method: N, params: NotificationMap[N]): void { this.extra.fire({ method, params }); }
 
   constructor(public handlers: Handlers = {}) {}
 

@@ -20,7 +20,10 @@ test('team row: format tag, unread, error', () => {
   assert.match(bad.tooltip, /corrupt_config/);
   assert.equal(bad.contextValue, 'team.error');
   const ended = teamRow(team({ ended: true, label: 'repo · Feb 9' }));
-  assert.equal(ended.description, 'Claude · 2 unread · ended · repo · Feb 9');
+  // a session team's label (project · start time) is its name for people; the id goes to the tooltip
+  assert.equal(ended.label, 'repo · Feb 9');
+  assert.equal(ended.description, 'Claude · 2 unread · ended');
+  assert.match(ended.tooltip, /^repo · Feb 9 \(claude:alpha\)/);
   // a label that starts with the name: only the rest
   assert.equal(teamRow(team({ label: 'alpha · Mon 30 Nov 11:20' })).description, 'Claude · 2 unread · Mon 30 Nov 11:20');
   assert.equal(teamRow(team({ label: 'alpha' })).description, 'Claude · 2 unread');

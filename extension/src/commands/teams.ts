@@ -6,6 +6,20 @@ import { teamUnread } from '../messageCache';
 import { CompactArg, compactTarget } from './args';
 import { CommandGroup } from './common';
 import { pickTeam } from './pickers';
+import { AttentionNode, TeamNode } from '../treeNodes';
+import type { TaskTreeNode } from '../tasksView';
+import type { Task } from '../protocol';
+
+/** Forget: a team node or {team}. */
+export type ForgetArg = TeamNode | { team: string } | undefined;
+/** Set a task's status: a task node (asks for the status) or {team, id, status}. */
+export type TaskStatusArg = TaskTreeNode | { team: string; id: string; status?: string } | undefined;
+/** Answer a plan: an attention node, or {team, requestId?, member?, feedback?}. */
+export type PlanArg = AttentionNode | { team: string; requestId?: string | null; member?: string | null; feedback?: string } | undefined;
+
+const STATUSES: Array<{ label: string; status: string }> = [
+  { label: 'Pending', status: 'pending' }, { label: 'In progress', status: 'in_progress' }, { label: 'Completed', status: 'completed' },
+];
 
 export class TeamCommands extends CommandGroup {
   /** Re-reads everything (the notifications keep the cache current; this is the manual reset). */
@@ -29,6 +43,51 @@ export class TeamCommands extends CommandGroup {
     return r;
   });
 
+  /** Drops an ended team and its archived messages from the history. */
+  readonly forgetTeam = this.guard('forgetTeam', async (arg?: ForgetArg) => {
+    const team = arg instanceof TeamNode ? arg.teamId : arg?.team ?? (await pickTeam(this.s.cache, 'forget'))?.id;
+    if (!team) return undefined;
+    const r = await this.s.sidecar.request(Methods.forgetTeam, { team });
+    this.s.cache.dropTeam(team);
+    await this.s.cache.reloadTeams(true);
+    return r;
+  });
+
+  readonly setTaskStatus = this.guard('setTaskStatus', async (arg?: TaskStatusArg) => {
+    let team: string | undefined, id: string | undefined, status: string | undefined;
+    let task: Task | undefined;
+    if (arg && 'kind' in arg) {
+      if (arg.kind !== 'task') return undefined;
+      ({ team } = arg); task = arg.task; id = task.id;
+    } else if (arg) ({ team, id, status } = arg);
+    if (!team || !id) return undefined;
+    if (!status) {
+      const pick = await vscode.window.showQuickPick(STATUSES.filter(s => s.status !== task?.status), { title: `Status of #${id}${task ? ` ${task.subject}` : ''}` });
+      status = pick?.status;
+    }
+    if (!status) return undefined;
+    return this.s.sidecar.request(Methods.setTaskStatus, { team, id, status });
+  });
+
+  private answer(approved: boolean) {
+    return this.guard(approved ? 'approvePlan' : 'rejectPlan', async (arg?: PlanArg) => {
+      const item: { team: string; requestId?: string | null; member?: string | null } | undefined = arg instanceof AttentionNode ? arg.item : arg;
+      if (!item) return undefined;
+      let feedback = arg instanceof AttentionNode ? undefined : (arg as { feedback?: string } | undefined)?.feedback;
+      if (!approved && feedback === undefined) {
+        feedback = await vscode.window.showInputBox({ title: `Reject ${item.member ?? 'the'}'s plan`, prompt: 'What should change (sent with the rejection)' });
+        if (feedback === undefined) return undefined;
+      }
+      const r = await this.s.sidecar.request(Methods.answerPlan, {
+        team: item.team, approved, requestId: item.requestId ?? null, member: item.member ?? null, ...(feedback ? { feedback } : {}),
+      });
+      void vscode.window.showInformationMessage(`Team Inbox: ${r.text}${r.note ? ` (${r.note})` : ''}`);
+      return r;
+    });
+  }
+  readonly approvePlan = this.answer(true);
+  readonly rejectPlan = this.answer(false);
+
   readonly focus = () => vscode.commands.executeCommand(`${VIEW_ID}.focus`);
 
   override register(): vscode.Disposable[] {
@@ -37,6 +96,10 @@ export class TeamCommands extends CommandGroup {
       r('teamInbox.refresh', this.refresh),
       r('teamInbox.compact', this.compact),
       r('teamInbox.focus', this.focus),
+      r('teamInbox.forgetTeam', this.forgetTeam),
+      r('teamInbox.setTaskStatus', this.setTaskStatus),
+      r('teamInbox.approvePlan', this.approvePlan),
+      r('teamInbox.rejectPlan', this.rejectPlan),
     ];
   }
 }
