@@ -77,7 +77,10 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     assert.ok(rowTexts.some(t => /^coder JWT done/.test(t)), 'PseudoClaude message row');
 
     const badge = page.locator('.activitybar .action-item:has([aria-label^="Team Inbox"]) .badge-content');
-    await poll('badge 3', async () => (await badge.innerText()).trim() === '3');
+    // the badge counts the unread messages and what needs attention ("Needs attention N" at the top)
+    const attention = async () => Number(/^Needs attention (\d+)/.exec((await texts()).find(t => t.startsWith('Needs attention')) ?? '')?.[1] ?? 0);
+    const badgeIs = async unread => (await badge.innerText()).trim() === String(unread + await attention());
+    await poll('badge 3 + attention', () => badgeIs(3));
     const status = page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]');
     await poll('status bar 3', async () => (await status.innerText()).trim() === '3');
     await page.waitForTimeout(300);
@@ -122,7 +125,7 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     await center.locator('.notification-list-item-message', { hasText: 'researcher: Tests pass' }).first().waitFor({ timeout: 20000 });
     await shot('notification.png');
     await page.locator('[id="status.notifications"]').first().click(); // close the centre
-    await poll('badge 4', async () => (await badge.innerText()).trim() === '4');
+    await poll('badge 4 + attention', () => badgeIs(4));
     await poll('new row', async () => (await texts()).some(t => /^researcher Tests pass · just now/.test(t)));
     await poll('user inbox count', async () => (await texts()).some(t => /^user 3 unread · you/.test(t)));
     // the row came from the didChange itself: the extension fetched nothing for it
@@ -136,7 +139,7 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     await rows.filter({ hasText: 'Bug found' }).first().click();
     await page.locator('.tab', { hasText: /Preview/ }).first().waitFor({ timeout: 15000 });
     await poll('Bug found marked read', () => readInbox(path.join(ALPHA, 'user.json')).find(m => m.summary === 'Bug found')?.read === true);
-    await poll('badge 3 after open', async () => (await badge.innerText()).trim() === '3');
+    await poll('badge 3 + attention after open', () => badgeIs(3));
     const preview = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
     await preview.locator('h1', { hasText: 'Bug found' }).waitFor({ timeout: 15000 }).catch(() => console.log('# (preview heading not found in the webview)'));
     await page.waitForTimeout(500);
@@ -145,6 +148,106 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     console.log('# tree rows after:\n#   ' + rowTexts.join('\n#   '));
   } catch (e) {
     await shot('ui-failure.png').catch(() => undefined);
+    throw e;
+  } finally {
+    await page.close();
+  }
+});
+
+// A real Claude Code 2.1.332 session, recorded mid-session by tests/interop/claude_code: its
+// ~/.claude (team folder, task, transcripts) goes into the test HOME while VS Code runs.
+const RECORDED = path.join(__dirname, '..', 'interop', 'claude_code', 'recorded', '2.1.332', 'home', '.claude');
+const SESSION = 'session-532eb00d';
+
+test('UI: a recorded Claude Code session: conversation, tasks, needs attention, then Ended', { timeout: 240000 }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const view = page.locator('[id="workbench.view.extension.teamInbox"]');
+  // small screenshots: the sidebar only
+  const shot = async name => { await view.screenshot({ path: path.join(ARTIFACTS, name) }); };
+  const inboxPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Inboxes/i }) });
+  const tasksPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /Tasks/i }) });
+  const rowText = els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
+    .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim());
+  const texts = loc => loc.locator('.monaco-list-row').evaluateAll(rowText);
+  const rowOf = (loc, re) => loc.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: re }) }).first();
+  const expand = async row => { if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click(); };
+  try {
+    await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
+    await poll('the fixture teams', async () => (await texts(view)).some(t => t.startsWith('alpha')), 60000);
+    // transcripts and tasks first, the team folder last (what Claude Code does too)
+    const claude = path.join(HOME_DIR, '.claude');
+    for (const d of ['projects', 'tasks', 'teams']) fs.cpSync(path.join(RECORDED, d), path.join(claude, d), { recursive: true });
+    // the session team shows by its label (project · start time), never as session-…
+    const sessionRow = await poll('the session team row', async () => {
+      const all = await texts(inboxPane);
+      return all.find(t => t.startsWith('project'));
+    }, 30000).catch(async e => { await shot('session-fail.png'); throw e; });
+    console.log('# session team row: ' + sessionRow);
+    assert.doesNotMatch(sessionRow, /session-532eb00d/);
+    assert.match(sessionRow, /Claude/);
+    // collapse the fixture teams, then open the session's Conversation
+    await view.locator('.pane-header', { hasText: /Inboxes/i }).hover();
+    await inboxPane.locator('.action-label[aria-label^="Collapse All"]').first().click();
+    const teamRow = rowOf(inboxPane, /^project/);
+    await expand(teamRow);
+    await poll('its members', async () => (await texts(inboxPane)).some(t => t.startsWith('helper')));
+    const convRow = () => inboxPane.locator('.monaco-list-row[aria-level="2"]').filter({ has: page.locator('.label-name', { hasText: /^Conversation$/ }) }).first();
+    await expand(convRow());
+    const answer = await poll("the lead's answer in the conversation", async () => (await texts(inboxPane)).find(t => /^team-lead → user LEAD-ANSWER-PERSON-1/.test(t)), 30000)
+      .catch(async e => { await shot('conversation-fail.png'); console.log('# rows: ' + (await texts(inboxPane)).join(' | ')); throw e; });
+    let rows = await texts(inboxPane);
+    console.log('# conversation rows:\n#   ' + rows.join('\n#   '));
+    assert.ok(rows.some(t => /^helper → team-lead /.test(t)), "the helper's message to the lead");
+    assert.ok(rows.some(t => /^user → helper PERSON-TO-HELPER-1|^user → helper person asks helper/.test(t)), "the person's message to the helper");
+    assert.match(answer, /LEAD-ANSWER-PERSON-1/);
+    await page.mouse.move(5, 990);
+    await page.waitForTimeout(300);
+    await shot('conversation.png');
+
+    // the Tasks view beside the inboxes: the recorded board, by status, with its owner
+    await expand(view.locator('.pane-header', { hasText: /Tasks/i }).first());
+    const task = await poll('the recorded task', async () => (await texts(tasksPane)).find(t => /^#1 Write the report/.test(t)) ?? (
+      await expand(rowOf(tasksPane, /^Completed/)).catch(() => undefined), undefined), 30000)
+      .catch(async e => { await shot('tasks-fail.png'); console.log('# task rows: ' + (await texts(tasksPane)).join(' | ')); throw e; });
+    console.log('# tasks: ' + (await texts(tasksPane)).join(' | '));
+    assert.match(task, /helper/);
+    assert.ok((await texts(tasksPane)).some(t => /^Completed 1/.test(t)), 'grouped by status');
+    await shot('tasks.png');
+
+    // Needs attention at the top of the inboxes (the fixture's unanswered messages at least)
+    const attentionRow = rowOf(inboxPane, /^Needs attention$/);
+    if (await attentionRow.count()) {
+      await expand(attentionRow);
+      await page.waitForTimeout(500);
+      console.log('# attention: ' + (await texts(inboxPane)).filter(t => true).slice(0, 8).join(' | '));
+      await shot('attention.png');
+    } else console.log('# (no Needs attention group: nothing waits on the person)');
+
+    // the session ends: Claude Code deletes the team folder; the team moves to "Ended", readable
+    fs.rmSync(path.join(claude, 'teams', SESSION), { recursive: true, force: true });
+    const ended = await poll('the Ended group', async () => (await texts(inboxPane)).find(t => /^Ended /.test(t)), 30000)
+      .catch(async e => { await shot('ended-fail.png'); throw e; });
+    assert.match(ended, /^Ended 1 team/);
+    await expand(rowOf(inboxPane, /^Ended$/));
+    await expand(await poll('the ended team row', async () => {
+      const r = inboxPane.locator('.monaco-list-row[aria-level="2"]').filter({ has: page.locator('.label-name', { hasText: /^project/ }) }).first();
+      return (await r.count()) ? r : undefined;
+    }));
+    await poll('the ended team with its conversation', async () => (await texts(inboxPane)).some(t => /^Conversation/.test(t)));
+    const endedConv = inboxPane.locator('.monaco-list-row[aria-level="3"]').filter({ has: page.locator('.label-name', { hasText: /^Conversation$/ }) }).first();
+    await expand(endedConv);
+    await poll("the lead's answer after the team ended", async () => (await texts(inboxPane)).some(t => /^team-lead → user LEAD-ANSWER-PERSON-1/.test(t)), 30000)
+      .catch(async e => { await shot('ended-conversation-fail.png'); console.log('# rows: ' + (await texts(inboxPane)).join(' | ')); throw e; });
+    rows = await texts(inboxPane);
+    console.log('# after the end:\n#   ' + rows.join('\n#   '));
+    assert.ok(rows.some(t => /^project.* ended/.test(t)), 'the team row says ended');
+    await page.mouse.move(5, 990);
+    await page.waitForTimeout(300);
+    await shot('ended.png');
+  } catch (e) {
+    await page.screenshot({ path: path.join(ARTIFACTS, 'session-failure.png') }).catch(() => undefined);
     throw e;
   } finally {
     await page.close();

@@ -285,7 +285,9 @@ test("a teammate's write reaches the tree from the didChange alone (no refetch, 
   await poll('the new row', async () => (await rows()).some(i => String(i.description).startsWith('Delta row')));
   assert.deepStrictEqual(sentSince(before), {}, 'no request to the sidecar');
   // the inbox, then its team (the unread count); never the tree
-  assert.deepStrictEqual(redrawnSince(n0, c.id), [inboxId, `team:${c.id}`]);
+  // (a member-state or attention change the message causes may redraw a member row or the
+  // attention group afterwards: those are their own notifications)
+  assert.deepStrictEqual(redrawnSince(n0, c.id).slice(0, 2), [inboxId, `team:${c.id}`]);
   // the same node objects: VS Code keeps the expansion state
   const teamNode = await treeNode(`team:${c.id}`);
   assert.strictEqual((await api.tree.getChildren(teamNode)).find(n => n.id === inboxId), inbox);
@@ -295,7 +297,8 @@ test("a teammate's write reaches the tree from the didChange alone (no refetch, 
   appendClaude(c.inbox('researcher'), [entry('team-lead', 'another task')]);
   await poll('researcher row', async () => (await api.tree.getChildren(researcher)).length === 2);
   assert.strictEqual(api.cache.member(c.id, 'researcher').total, 2);
-  assert.deepStrictEqual(redrawnSince(n1, c.id), [`inbox:${c.id}/researcher`]);
+  assert.deepStrictEqual(redrawnSince(n1, c.id).slice(0, 1), [`inbox:${c.id}/researcher`]);
+  assert.ok(!redrawnSince(n1, c.id).includes(`team:${c.id}`) || api.tree.refreshes.team > 0, 'the team row only for a state change');
   assert.deepStrictEqual(sentSince(before), {});
 });
 
@@ -346,6 +349,44 @@ test('a missing Python gives one clear error, and fixing the setting recovers', 
   await poll('sidecar running again', () => api.sidecar.state === 'running', 30000);
   const r = await cmd('refresh');
   assert.ok(r.teams.length >= 2, JSON.stringify(r));
+});
+
+test("a team's conversation follows didChange of any of its inboxes, without a refetch", async () => {
+  const c = await team('claude', { user: [entry('researcher', 'hello person')], researcher: [entry('team-lead', 'first task')] });
+  const conv = await api.cache.loadConversation(c.id);
+  assert.deepStrictEqual(conv.map(m => m.text).sort(), ['first task', 'hello person']);
+  const teamNode = await treeNode(`team:${c.id}`);
+  const kids = await api.tree.getChildren(teamNode);
+  assert.strictEqual(kids[0].id, `conv:${c.id}`, 'Conversation is the first child of a team');
+  assert.strictEqual((await api.tree.getChildren(kids[0])).length, 2);
+  const before = { ...api.sidecar.requestCounts };
+  appendClaude(c.inbox('researcher'), [entry('team-lead', 'second task', { summary: 'Second' })]);
+  const m = await poll('the new message in the conversation', () => api.cache.conversation(c.id).find(x => x.text === 'second task'));
+  assert.strictEqual(api.cache.conversation(c.id)[0], m, 'newest first');
+  assert.strictEqual(m.delivery, 'waiting');
+  const row = api.tree.getTreeItem((await api.tree.getChildren(kids[0]))[0]);
+  assert.strictEqual(row.label, 'team-lead → researcher');
+  assert.match(String(row.description), /^Second · waiting/);
+  assert.deepStrictEqual(sentSince(before), {}, 'no request to the sidecar');
+});
+
+test('an ended team moves to the Ended group, stays readable, and Forget drops it', async () => {
+  const c = await team('claude', { user: [entry('researcher', 'before the end')] });
+  fs.rmSync(c.dir, { recursive: true, force: true });
+  await poll('the team ended', () => api.cache.team(c.id) && api.cache.team(c.id).ended, 20000);
+  const root = await api.tree.getChildren();
+  const ended = root.find(n => n.id === 'group:ended');
+  assert.ok(ended, 'an Ended group');
+  assert.strictEqual(root[root.length - 1], ended, 'at the bottom');
+  const teamNode = (await api.tree.getChildren(ended)).find(n => n.id === `team:${c.id}`);
+  assert.ok(teamNode, 'the team is in the group');
+  assert.strictEqual(api.tree.getTreeItem(teamNode).collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+  assert.strictEqual(api.tree.getTreeItem(teamNode).contextValue, 'team.ended');
+  const page = await api.cache.loadPage(c.id, 'user', true);
+  assert.deepStrictEqual(page.map(m => m.text), ['before the end']);
+  const r = await cmd('forgetTeam', { team: c.id });
+  assert.ok(r && typeof r.forgotten === 'number', JSON.stringify(r));
+  await poll('the team forgotten', () => !api.cache.team(c.id));
 });
 
 test('every contributed command is registered', async () => {
