@@ -65,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     open: m => messages.open(m),
     markRead: ms => marks.markMessages(ms),
     focusView: () => teams.focus(),
+    flash: text => status.flash(text),
   }, log);
 
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };

@@ -7,9 +7,11 @@ import { notifyVerdict } from './notifyPolicy';
 import type { MessageCache } from './messageCache';
 import type { Message } from './protocol';
 import type { SidecarPort } from './sidecarPort';
-import { getSettings } from './settings';
+import { getSettings, osNotificationsEnabled } from './settings';
+import { attentionPlan, osNotifyCommand } from './osNotify';
+import * as cp from 'child_process';
 
-export interface ShownNotification { text: string; messages: Message[]; at: number }
+export interface ShownNotification { text: string; messages: Message[]; at: number; focused: boolean; os: boolean }
 
 /** What the buttons do; wired in activate() to the message commands and the mark service. */
 export interface NotificationActions {
@@ -17,6 +19,8 @@ export interface NotificationActions {
   open(m: Message): Promise<unknown>;
   markRead(ms: Message[]): Promise<unknown>;
   focusView(): Thenable<unknown>;
+  /** the status bar's flash (always, with the toast: the toast may land silently in the center) */
+  flash?(text: string): void;
 }
 
 export class Notifier implements vscode.Disposable {
@@ -45,23 +49,42 @@ export class Notifier implements vscode.Disposable {
   }
 
   private show(ms: Message[]): void {
+    const REPLY = vscode.l10n.t('Reply'), OPEN = vscode.l10n.t('Open'), MARK_READ = vscode.l10n.t('Mark Read');
+    const OPEN_INBOX = vscode.l10n.t('Open Inbox'), MARK_ALL_READ = vscode.l10n.t('Mark All Read');
     const text = burstText(ms);
-    this.shown.push({ text, messages: ms, at: Date.now() });
+    const focused = vscode.window.state.focused;
+    const plan = attentionPlan({ shown: true, focused, osNotifications: osNotificationsEnabled() });
+    this.shown.push({ text, messages: ms, at: Date.now(), focused, os: plan.osNotification });
     if (this.shown.length > 50) this.shown.shift();
-    this.log.info(`notify: ${text}`);
+    this.log.info(`notify: ${text}${focused ? '' : ' (window not focused: the toast goes to the notification center)'}`);
+    if (plan.flashStatusBar) this.actions.flash?.(text);
+    if (plan.osNotification) this.raiseOsNotification(text);
     const run = (p: Thenable<unknown>) => { void Promise.resolve(p).catch(e => this.log.warn(`notification action: ${e}`)); };
     if (ms.length === 1) {
       const m = ms[0];
-      void vscode.window.showInformationMessage(text, 'Reply', 'Open', 'Mark Read').then(choice => {
-        if (choice === 'Reply') run(this.actions.reply(m));
-        else if (choice === 'Open') run(this.actions.open(m));
-        else if (choice === 'Mark Read') run(this.actions.markRead([m]));
+      void vscode.window.showInformationMessage(text, REPLY, OPEN, MARK_READ).then(choice => {
+        if (choice === REPLY) run(this.actions.reply(m));
+        else if (choice === OPEN) run(this.actions.open(m));
+        else if (choice === MARK_READ) run(this.actions.markRead([m]));
       });
     } else {
-      void vscode.window.showInformationMessage(text, 'Open Inbox', 'Mark All Read').then(choice => {
-        if (choice === 'Open Inbox') run(this.actions.focusView());
-        else if (choice === 'Mark All Read') run(this.actions.markRead(ms));
+      void vscode.window.showInformationMessage(text, OPEN_INBOX, MARK_ALL_READ).then(choice => {
+        if (choice === OPEN_INBOX) run(this.actions.focusView());
+        else if (choice === MARK_ALL_READ) run(this.actions.markRead(ms));
       });
+    }
+  }
+
+  private raiseOsNotification(text: string): void {
+    const c = osNotifyCommand(process.platform, vscode.l10n.t('Team Inbox'), text);
+    if (!c) { this.log.debug(`no OS notification on ${process.platform}`); return; }
+    try {
+      const child = cp.execFile(c.command, c.args, { timeout: 15_000, windowsHide: true }, err => {
+        if (err) this.log.warn(`OS notification (${c.command}) failed: ${err.message}`);
+      });
+      child.unref();
+    } catch (e) {
+      this.log.warn(`OS notification (${c.command}) failed: ${e}`);
     }
   }
 

@@ -160,20 +160,20 @@ function fence(text: string, lang = ''): string {
 }
 
 /** Full message as markdown for the read-only preview. */
-export function renderMessageMarkdown(msg: Message, teamName?: string, now: number = Date.now()): string {
+export function renderMessageMarkdown(msg: Message, teamName?: string, now: number = Date.now(), toName?: string): string {
   const frame = frameLabel(msg);
   const title = frame ?? (firstLine(msg.summary, 120) || firstLine(msg.text, 120) || '(empty message)');
-  const when = msg.timestamp ? `${msg.timestamp} (${relativeTime(msg.timestamp, now)})` : '';
+  const when = msg.timestamp ? `${localTime(msg.timestamp)} (${relativeTime(msg.timestamp, now)})` : '';
   const lines = [
     `# ${title.replace(/^#+\s*/, '')}`,
     '',
     `| | |`,
     `|---|---|`,
-    `| **From** | ${msg.from} |`,
-    `| **To** | ${msg.to || msg.inbox} |`,
+    `| **From** | ${senderName(msg)} |`,
+    `| **To** | ${toName || msg.to || msg.inbox} |`,
     `| **Team** | ${teamName ?? msg.team} |`,
     `| **Sent** | ${when} |`,
-    `| **Status** | ${[msg.read ? 'read' : 'unread', msg.archived ? 'archived' : '', msg.type ? `type \`${msg.type}\`` : ''].filter(Boolean).join(', ')} |`,
+    `| **Status** | ${statusLine(msg)} |`,
     '',
   ];
   if (frame) {
@@ -183,4 +183,70 @@ export function renderMessageMarkdown(msg: Message, teamName?: string, now: numb
   }
   if (msg.payload && !frame) lines.push('', '**Payload**', '', fence(JSON.stringify(msg.payload, null, 2), 'json'));
   return lines.join('\n') + '\n';
+}
+
+/** The sender as a person reads it: the member name, not an agent id such as `researcher@alpha`. */
+export function senderName(msg: Pick<Message, 'from' | 'fromName'>): string {
+  return msg.fromName || msg.from;
+}
+
+/**
+ * What happened to a message on the agent's side (its inbox file), apart from whether *you* saw it:
+ * `delivery` is waiting | delivered | read in an agent's inbox; in your own inbox `read` is yours.
+ */
+export function deliveryLabel(msg: Pick<Message, 'delivery' | 'read'>): string | undefined {
+  switch (msg.delivery) {
+    case 'waiting': return 'waiting for the agent';
+    case 'delivered': return 'delivered to the agent';
+    case 'read': return 'read by the agent';
+    default: return undefined;
+  }
+}
+
+/** Whether you have looked at it (the seen state; for your own inbox, `read: true`). */
+export function seenLabel(msg: Pick<Message, 'seen'>): string {
+  return msg.seen ? 'seen by you' : 'not yet seen by you';
+}
+
+/** Both kinds of unread in one line: "delivered to the agent · not yet seen by you". */
+export function statusLine(msg: Pick<Message, 'delivery' | 'read' | 'seen' | 'archived' | 'type'>): string {
+  return [deliveryLabel(msg), seenLabel(msg), msg.archived ? 'archived' : '', msg.type && msg.type !== 'message' ? `type \`${msg.type}\`` : '']
+    .filter(Boolean).join(' · ');
+}
+
+/** A local date and time ("2026-11-30 14:05"), from ISO text or epoch ms / ns. */
+export function localTime(timestamp: string | number | undefined | null): string {
+  if (timestamp === undefined || timestamp === null || timestamp === '') return '';
+  let t: number;
+  if (typeof timestamp === 'number') t = timestamp > 1e17 ? timestamp / 1e6 : timestamp; // ns -> ms
+  else if (/^\d{16,}$/.test(timestamp)) t = Number(timestamp) / 1e6;
+  else t = Date.parse(timestamp);
+  if (Number.isNaN(t)) return String(timestamp);
+  const d = new Date(t), p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** The reply prompt's subject without stacked "re:" prefixes. */
+export function replySubject(msg: Message, max = 50): string {
+  return messagePreview(msg, max + 10).replace(/^(\s*(re|aw|fwd?)\s*:\s*)+/i, '').slice(0, max);
+}
+
+/** A recipient row's description: "lead · researcher-type", without repeating the name. */
+export function memberDescription(m: { name: string; lead?: boolean; agentType?: string | null; isActive?: boolean | null }): string {
+  const type = m.agentType && m.agentType !== m.name && !(m.lead && m.agentType === 'team-lead') ? m.agentType : '';
+  return [m.lead ? 'lead' : '', type, m.isActive === false ? 'inactive' : ''].filter(Boolean).join(' · ');
+}
+
+/** The compose editor's header line and body: `To: <member>` then the message. */
+export function parseComposed(text: string): { to?: string; body: string } {
+  const lines = text.split(/\r?\n/);
+  const i = lines.findIndex(l => l.trim() !== '');
+  if (i < 0) return { body: '' };
+  const m = /^\s*to\s*:\s*(.*?)\s*$/i.exec(lines[i]);
+  if (!m) return { body: text.trim() };
+  return { to: m[1] || undefined, body: lines.slice(i + 1).join('\n').trim() };
+}
+
+export function composeTemplate(to: string): string {
+  return `To: ${to}\n\n`;
 }

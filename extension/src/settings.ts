@@ -14,7 +14,8 @@ export function getSettings(): Settings {
     roots: c.get<string[]>('roots', d.roots) ?? [],
     defaultRoots: c.get<boolean>('defaultRoots', d.defaultRoots) ?? true,
     identity: c.get<string>('identity', d.identity) || 'user',
-    pseudoclaudeIdentity: c.get<string>('pseudoclaudeIdentity', d.pseudoclaudeIdentity) ?? '',
+    // renamed (the Settings UI spelled the old key "Pseudoclaude Identity"); the old key still counts
+    pseudoclaudeIdentity: c.get<string>('pseudoClaudeIdentity', '') || (c.get<string>('pseudoclaudeIdentity', d.pseudoclaudeIdentity) ?? ''),
     notifications: (['off', 'replies', 'messages', 'all'].includes(level ?? '') ? level : 'replies') as NotifyLevel,
     mutedTeams: c.get<string[]>('mutedTeams', d.mutedTeams) ?? [],
     historyDays: c.get<number>('historyDays', d.historyDays) ?? 90,
@@ -22,8 +23,13 @@ export function getSettings(): Settings {
   };
 }
 
+/** teamInbox.osNotifications: also an OS notification while the window is not focused. */
+export function osNotificationsEnabled(): boolean {
+  return vscode.workspace.getConfiguration(SECTION).get<boolean>('osNotifications', false) === true;
+}
+
 export function needsRestart(e: vscode.ConfigurationChangeEvent): boolean {
-  return RESTART_KEYS.some(k => e.affectsConfiguration(`${SECTION}.${k}`));
+  return [...RESTART_KEYS, 'pseudoClaudeIdentity'].some(k => e.affectsConfiguration(`${SECTION}.${k}`));
 }
 
 export function openPythonSetting(): Thenable<unknown> {

@@ -92,7 +92,7 @@ test('renderMessageMarkdown shows headers, text and frames', () => {
   assert.match(md, /^# Bug found/);
   assert.match(md, /\| \*\*From\*\* \| researcher \|/);
   assert.match(md, /Found the bug in auth\.ts\nDetails follow/);
-  assert.match(md, /unread/);
+  assert.match(md, /not yet seen by you/);
   const frame = renderMessageMarkdown(msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', text: '```' } }), 'alpha', NOW);
   assert.match(frame, /^# shutdown request/);
   assert.match(frame, /````json/); // fence longer than any backticks inside

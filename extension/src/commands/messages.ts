@@ -3,14 +3,14 @@ import * as vscode from 'vscode';
 import { Message, Methods, SendParams, SendResults } from '../protocol';
 import { showMessage } from '../messageView';
 import { isFrame } from '../notifyPolicy';
-import { describeSendResults, firstLine } from '../render';
+import { composeTemplate, describeSendResults, parseComposed, replySubject, senderName } from '../render';
 import type { TreeNode } from '../treeNodes';
 import {
   BroadcastArg, DiscardArg, MarkAllArg, MarkArg, MessageArg, MessageRef, ReplyArg, SearchArg, SendArg, SendDraft,
   broadcastDraft, discardTarget, markAllTarget, markTarget, messageRef, replyDraft, searchDraft, sendDraft,
 } from './args';
 import { CommandGroup } from './common';
-import { inputSummary, inputText, ownMessages, pickInbox, pickMessage, pickRecipient, pickTeam } from './pickers';
+import { inputSummary, inputText, liveSearch, ownMessages, pickInbox, pickMessage, pickRecipient, pickTeam } from './pickers';
 
 export class MessageCommands extends CommandGroup {
   readonly send = this.guard('sendMessage', async (arg?: SendArg) => this.sendDraft(sendDraft(arg)));
@@ -23,7 +23,7 @@ export class MessageCommands extends CommandGroup {
       ? await this.resolve(draft.message)
       : await pickMessage(this.s.cache, 'Reply to', await ownMessages(this.s.cache, this.s.log, m => !isFrame(m)));
     if (!msg) return undefined;
-    const text = draft.text ?? (await inputText(`Reply to ${msg.from} (re: ${firstLine(msg.summary || msg.text, 50)})`));
+    const text = draft.text ?? (await inputText(vscode.l10n.t('Reply to {0}: {1}', senderName(msg), replySubject(msg))));
     if (!text) return undefined;
     const summary = draft.summary ?? (draft.ask ? await inputSummary() : undefined);
     const r = await this.doSend({ team: msg.team, to: msg.from, text, ...(summary ? { summary } : {}) });
@@ -109,15 +109,58 @@ export class MessageCommands extends CommandGroup {
 
   readonly search = this.guard('search', async (arg?: SearchArg) => {
     const draft = searchDraft(arg);
-    const query = draft.query ?? (await vscode.window.showInputBox({ title: 'Team Inbox: search messages', prompt: 'Words to find in every inbox and the history', ignoreFocusOut: true }));
-    if (!query?.trim()) return undefined;
-    const r = await this.s.sidecar.request(Methods.search, { query: query.trim(), limit: draft.limit ?? 100, ...(draft.team ? { team: draft.team } : {}) });
-    r.messages.forEach(m => this.s.cache.remember(m));
-    if (draft.query !== undefined) return r;
-    const m = await pickMessage(this.s.cache, `${r.messages.length} result${r.messages.length === 1 ? '' : 's'} for "${query.trim()}"`, r.messages);
+    const find = async (query: string) => {
+      const r = await this.s.sidecar.request(Methods.search, { query, limit: draft.limit ?? 100, ...(draft.team ? { team: draft.team } : {}) });
+      r.messages.forEach(m => this.s.cache.remember(m));
+      return r;
+    };
+    if (draft.query !== undefined) return draft.query.trim() ? find(draft.query.trim()) : undefined;
+    // live results as you type (debounced teamInbox/search)
+    const m = await liveSearch(this.s.cache, async q => (await find(q)).messages);
     if (m) await this.open(m);
+    return m ? { messages: [m] } : undefined;
+  });
+
+  /** Compose editor: an untitled markdown document headed `To: <member>`, sent with its title-bar Send. */
+  private readonly composing = new Map<string, string>(); // document uri -> team id
+
+  readonly compose = this.guard('compose', async (arg?: SendArg) => {
+    const d = sendDraft(arg);
+    const team = d.team ?? (await pickTeam(this.s.cache))?.id;
+    if (!team) return undefined;
+    const t = this.s.cache.team(team);
+    if (!t) throw new Error(`unknown team ${team}`);
+    const to = d.to ?? (await pickRecipient(t, true));
+    if (!to) return undefined;
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: composeTemplate(to === '*' ? 'everyone' : to) + (d.text ?? '') });
+    this.composing.set(doc.uri.toString(), t.id);
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    editor.selection = new vscode.Selection(end, end);
+    void vscode.commands.executeCommand('setContext', 'teamInbox.composeEditor', true);
+    return { uri: doc.uri.toString(), team: t.id, to };
+  });
+
+  readonly sendComposed = this.guard('sendComposed', async (uri?: vscode.Uri) => {
+    const doc = uri ? vscode.workspace.textDocuments.find(x => x.uri.toString() === uri.toString()) : vscode.window.activeTextEditor?.document;
+    const team = doc && this.composing.get(doc.uri.toString());
+    if (!doc || !team) { void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: this editor is not a message being composed.')); return undefined; }
+    const { to, body } = parseComposed(doc.getText());
+    if (!to) { void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: the first line must name the recipient, as "To: <member>".')); return undefined; }
+    if (!body) { void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: the message is empty.')); return undefined; }
+    const r = await this.doSend({ team, to: to === 'everyone' ? '*' : to, text: body });
+    if (r.results.some(x => x.ok)) {
+      this.composing.delete(doc.uri.toString());
+      if (vscode.window.activeTextEditor?.document === doc) await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      this.updateComposeContext();
+    }
     return r;
   });
+
+  updateComposeContext(): void {
+    const doc = vscode.window.activeTextEditor?.document;
+    void vscode.commands.executeCommand('setContext', 'teamInbox.composeEditor', !!doc && this.composing.has(doc.uri.toString()));
+  }
 
   private async sendDraft(d: SendDraft): Promise<SendResults | undefined> {
     let team = d.team;
@@ -171,6 +214,10 @@ export class MessageCommands extends CommandGroup {
       r('teamInbox.markAllRead', this.markAllRead),
       r('teamInbox.discardUndelivered', this.discardUndelivered),
       r('teamInbox.search', this.search),
+      r('teamInbox.compose', this.compose),
+      r('teamInbox.sendComposed', this.sendComposed),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateComposeContext()),
+      vscode.workspace.onDidCloseTextDocument(d => { if (this.composing.delete(d.uri.toString())) this.updateComposeContext(); }),
     ];
   }
 }

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { MessageCache } from '../messageCache';
 import type { Member, Message, Team } from '../protocol';
-import { errorText, messagePreview, relativeTime } from '../render';
+import { errorText, memberDescription, messagePreview, relativeTime, senderName } from '../render';
 import { formatName, sortMembers, sortTeams } from '../treeRows';
 
 export async function pickTeam(cache: MessageCache, title = 'pick a team'): Promise<Team | undefined> {
@@ -19,7 +19,7 @@ export async function pickRecipient(team: Team, broadcast: boolean): Promise<str
   const members = sortMembers(team.members).filter(m => !m.owned && !m.phantom && m.name !== team.identity);
   const items: Array<vscode.QuickPickItem & { to: string }> = members.map(m => ({
     label: m.name,
-    description: [m.lead ? 'lead' : '', m.agentType ?? '', m.isActive === false ? 'inactive' : ''].filter(Boolean).join(' · '),
+    description: memberDescription(m),
     to: m.name,
   }));
   if (broadcast) items.push({ label: '$(broadcast) Everyone', description: 'broadcast to every member', to: '*' });
@@ -40,7 +40,7 @@ export async function pickInbox(cache: MessageCache, title: string, filter: (m: 
 export async function pickMessage(cache: MessageCache, title: string, list: readonly Message[]): Promise<Message | undefined> {
   if (list.length === 0) { void vscode.window.showInformationMessage(`Team Inbox: no messages to ${title.toLowerCase()}.`); return undefined; }
   const items = list.map(m => ({
-    label: `${m.seen ? '' : '$(circle-filled) '}${m.from}`,
+    label: `${m.seen ? '' : '$(circle-filled) '}${senderName(m)}`,
     description: `${cache.team(m.team)?.name ?? m.team} · ${relativeTime(m.timestamp)}${m.archived ? ' · archived' : ''}`,
     detail: messagePreview(m, 120),
     message: m,
@@ -62,8 +62,52 @@ export async function ownMessages(cache: MessageCache, log: vscode.LogOutputChan
 
 export function inputText(prompt: string): Thenable<string | undefined> {
   return vscode.window.showInputBox({
-    title: 'Team Inbox', prompt, placeHolder: 'Message text', ignoreFocusOut: true,
-    validateInput: v => (v.trim() ? undefined : 'The message is empty'),
+    title: vscode.l10n.t('Team Inbox'), prompt, placeHolder: vscode.l10n.t('Message text (for a long message: Team Inbox: Compose Message…)'), ignoreFocusOut: true,
+    validateInput: v => (v.trim() ? undefined : vscode.l10n.t('The message is empty')),
+  });
+}
+
+export interface SearchResultItem extends vscode.QuickPickItem { message: Message }
+
+/**
+ * A quick pick whose results follow the typing: `search` runs (debounced) for the current value;
+ * answers to an older value are dropped. Resolves with the picked message.
+ */
+export function liveSearch(cache: MessageCache, search: (query: string) => Promise<readonly Message[]>, initial = '', delayMs = 250): Promise<Message | undefined> {
+  const qp = vscode.window.createQuickPick<SearchResultItem>();
+  qp.title = vscode.l10n.t('Team Inbox: search messages');
+  qp.placeholder = vscode.l10n.t('Words to find in every inbox and the history');
+  qp.matchOnDescription = true; qp.matchOnDetail = true; qp.ignoreFocusOut = true;
+  qp.value = initial;
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+  const run = (value: string) => {
+    const q = value.trim(), mine = ++generation;
+    if (timer) clearTimeout(timer);
+    if (!q) { qp.items = []; qp.busy = false; return; }
+    qp.busy = true;
+    timer = setTimeout(() => {
+      search(q).then(ms => {
+        if (mine !== generation) return;
+        qp.items = ms.map(m => ({
+          label: `${m.seen ? '' : '$(circle-filled) '}${senderName(m)}`,
+          description: `${cache.team(m.team)?.name ?? m.team} · ${relativeTime(m.timestamp)}${m.archived ? ' · archived' : ''}`,
+          detail: messagePreview(m, 120),
+          alwaysShow: true,
+          message: m,
+        }));
+        qp.busy = false;
+      }, e => { if (mine === generation) { qp.busy = false; qp.items = []; qp.placeholder = errorText(e).text; } });
+    }, delayMs);
+  };
+  return new Promise(resolve => {
+    let done = false;
+    const finish = (m: Message | undefined) => { if (done) return; done = true; if (timer) clearTimeout(timer); resolve(m); qp.dispose(); };
+    qp.onDidChangeValue(run);
+    qp.onDidAccept(() => finish(qp.selectedItems[0]?.message));
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+    if (initial) run(initial);
   });
 }
 
