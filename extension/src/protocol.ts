@@ -174,13 +174,21 @@ export interface Identity {
 
 /** `initializationOptions` of `initialize`. */
 export interface InitializationOptions {
+  /** PATH or FORMAT=PATH; workspace folders too */
   roots?: string[];
+  /** also ~/.claude/teams and ~/.PseudoClaude/teams */
   defaultRoots?: boolean;
+  /** who the person is, per format or one name */
   identity?: Identity | string | null;
+  /** the SQLite archive (default: the user's data folder) */
   historyPath?: string | null;
+  /** days to keep archived messages and ended teams; 0: forever */
   historyDays?: number;
+  /** what fires teamInbox/replied (see below) */
   notify?: "replies" | "messages" | "all";
+  /** replied also for a teammate's message to the lead */
   notifyLeadTraffic?: boolean;
+  /** Claude Code's transcripts: lead answers, activity, tokens */
   readTranscripts?: boolean;
   tokenPrices?: Record<string, TokenPrice>;
   stallMinutes?: number;

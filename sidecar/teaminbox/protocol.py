@@ -58,14 +58,14 @@ class Identity:
 class InitializationOptions:
     """`initializationOptions` of `initialize`."""
 
-    roots: list[str] = attrs.Factory(list)
-    default_roots: bool = True
-    identity: Identity | str | None = None
-    history_path: str | None = None
-    history_days: float = 90
-    notify: NotifyMode = "replies"
-    notify_lead_traffic: bool = True
-    read_transcripts: bool = True
+    roots: list[str] = attrs.Factory(list)  # PATH or FORMAT=PATH; workspace folders too
+    default_roots: bool = True  # also ~/.claude/teams and ~/.PseudoClaude/teams
+    identity: Identity | str | None = None  # who the person is, per format or one name
+    history_path: str | None = None  # the SQLite archive (default: the user's data folder)
+    history_days: float = 90  # days to keep archived messages and ended teams; 0: forever
+    notify: NotifyMode = "replies"  # what fires teamInbox/replied (see below)
+    notify_lead_traffic: bool = True  # replied also for a teammate's message to the lead
+    read_transcripts: bool = True  # Claude Code's transcripts: lead answers, activity, tokens
     # USD per million tokens by a part of the model id ("opus", "claude-opus-4-1"): the
     # longest part found in the id wins; merged over the built-in estimate (transcripts.py)
     token_prices: dict[str, TokenPrice] = attrs.Factory(dict)

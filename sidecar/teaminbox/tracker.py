@@ -184,7 +184,8 @@ class Tracker:
             (k, t.config_error.message if t.config_error else None) for k, t in self.teams.items()
         )
         shape: list[tuple[object, str | None]] = [*inboxes, *teams]
-        changed = shape != self._shape
+        # The first scan is no change: no client can have listed teams before it.
+        changed = self._shape is not None and shape != self._shape
         self._shape = shape
         return changed
 

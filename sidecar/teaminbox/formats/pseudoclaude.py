@@ -207,6 +207,7 @@ class PseudoClaudeFormat(JsonFileLayout):
     def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
         from ..store import append
 
+        os.makedirs(os.path.dirname(path), exist_ok=True)  # a team with no inbox written yet
         return append(self, path, [entry], timeout=timeout)
 
     def empty(self) -> Any:

@@ -33,10 +33,18 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
         level=os.environ.get("TEAMINBOX_LOG", "WARNING").upper(),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )  # stderr: stdout carries the protocol
+    import sys
+
+    import orjson
+
+    from .. import __version__
+
     server = build()
     if tcp:
         host, port = parse_tcp(tcp)
         return transport.start_tcp(server, host, port, token_file)
+    json = "stand-in (no orjson wheel: slower)" if getattr(orjson, "STANDIN", False) else "orjson"
+    sys.stderr.write(f"teaminbox {__version__} sidecar, json: {json}\n")  # the editor's log
     return transport.start_io(server)
 
 

@@ -70,8 +70,12 @@ class Policy:
         out: Outgoing = []
         for c in changes:
             r = tracker.rosters.get(c.team)
-            for msg in c.diff.added + c.diff.updated if r else []:
+            member = r.member(c.inbox) if r else None
+            news = c.diff.added + c.diff.updated
+            seen = tracker.history.seen_ids(c.team, c.inbox) if news and not c.initial else set()
+            for msg in news if r else []:
                 msg.from_name = r.name_of(msg.from_) if r else None
+                msg.seen = msg.id in seen or bool(member and member.owned and msg.read)
             if not c.initial:
                 out.append(
                     (
