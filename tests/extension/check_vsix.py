@@ -15,12 +15,31 @@ MINORS = (10, 11, 12, 13, 14)
 NATIVE = {
     "linux-x64": r"orjson\.cpython-3(\d+)-x86_64-linux-gnu\.so",
     "linux-arm64": r"orjson\.cpython-3(\d+)-aarch64-linux-gnu\.so",
-    "alpine-x64": r"orjson\.cpython-3(\d+)-x86_64-linux-musl\.so",
+    # CPython before 3.11 on musl still names its extension suffix "linux-gnu": the content tells
+    "alpine-x64": r"orjson\.cpython-3(\d+)-x86_64-linux-(?:musl|gnu)\.so",
     "darwin-x64": r"orjson\.cpython-3(\d+)-darwin\.so",
     "darwin-arm64": r"orjson\.cpython-3(\d+)-darwin\.so",
     "win32-x64": r"orjson\.cp3(\d+)-win_amd64\.pyd",
 }
 LIBS = "extension/bundled/libs/"
+
+
+def binary_kind(data: bytes) -> str:
+    """What a native file is built for, from its bytes: linux-x64 / alpine-x64 / linux-arm64 /
+    darwin / win32-x64 / unknown."""
+    if data[:4] == b"\x7fELF":
+        machine = int.from_bytes(data[18:20], "little")
+        musl = b"libc.musl-" in data
+        if machine == 0x3E:
+            return "alpine-x64" if musl else "linux-x64"
+        if machine == 0xB7:
+            return "alpine-arm64" if musl else "linux-arm64"
+        return f"elf-{machine:#x}"
+    if data[:4] in (b"\xca\xfe\xba\xbe", b"\xcf\xfa\xed\xfe"):
+        return "darwin"
+    if data[:2] == b"MZ":
+        return "win32-x64" if b"PE\0\0d\x86" in data[:1024] else "win32-other"
+    return "unknown"
 
 
 def target_of(path: pathlib.Path) -> str:
@@ -54,13 +73,16 @@ def check(path: pathlib.Path) -> list[str]:
             errors.append(f"universal .vsix holds native files: {native[:3]}")
     else:
         pattern = re.compile(LIBS + "orjson/" + NATIVE[target])
+        want_kind = "darwin" if target.startswith("darwin") else target
         found = set()
-        for n in native:
-            m = pattern.fullmatch(n)
-            if m:
-                found.add(int(m.group(1)))
-            else:
-                errors.append(f"not a {target} file: {n}")
+        with zipfile.ZipFile(path) as z:
+            for n in native:
+                m = pattern.fullmatch(n)
+                kind = binary_kind(z.read(n))
+                if m and kind == want_kind:
+                    found.add(int(m.group(1)))
+                else:
+                    errors.append(f"not a {target} file: {n} ({kind})")
         missing = [f"3.{m}" for m in MINORS if m not in found]
         if missing:
             errors.append(f"no orjson for CPython {', '.join(missing)}")
