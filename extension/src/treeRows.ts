@@ -149,7 +149,6 @@ export function teamRow(team: Team): Row {
 export function memberRow(team: Team, m: Member, now: number = Date.now()): Row {
   const marks: string[] = [];
   const state = m.state ?? null;
-  if (state) marks.push(state.kind);
   if (m.owned) marks.push('you');
   if (m.lead) marks.push('lead');
   if (m.phantom) marks.push('phantom');
@@ -157,6 +156,7 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   if (m.isActive === false) marks.push('inactive');
   const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total} message${m.total === 1 ? '' : 's'}` : 'empty';
   const desc = [counts, ...marks];
+  if (state) desc.push(state.kind);
   const tokens = tokenText(m.activity?.tokens);
   if (tokens) desc.push(tokens);
   if (m.error) desc.push(`error: ${firstLine(m.error.message, 50)}`);

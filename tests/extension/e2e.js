@@ -49,7 +49,7 @@ async function poll(what, fn, timeout = 15000) {
 }
 
 test('UI: sidebar tree, badge, palette send, live reply notification', { timeout: 180000 }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
   const shot = async name => { await page.screenshot({ path: path.join(ARTIFACTS, name) }); };
   try {
     await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
