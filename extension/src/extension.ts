@@ -9,6 +9,7 @@ import { MESSAGE_SCHEME, MessageContentProvider } from './messageView';
 import { Notifier } from './notifier';
 import { UnreadStatus } from './statusBar';
 import { getSettings, needsRestart, workspaceFolderPaths } from './settings';
+import { watchInterpreter } from './python';
 import { toInitOptions } from './initOptions';
 import { MessageCommands } from './commands/messages';
 import { TeamCommands } from './commands/teams';
@@ -77,6 +78,9 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     // each workspace folder is a root (its .team/): the sidecar takes roots at initialize only
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
   );
+  // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
+  void watchInterpreter(log, () => getSettings().python, () => undefined, restart)
+    .then(d => { if (d) context.subscriptions.push(d); }, e => log.warn(`watching the Python interpreter: ${e}`));
   return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt };
 }
 

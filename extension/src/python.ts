@@ -2,11 +2,11 @@
 import * as vscode from 'vscode';
 import * as cp from 'child_process';
 import * as fs from 'fs';
+import { PythonExtension, PVSC_EXTENSION_ID } from '@vscode/python-extension';
 import { isSupported, parsePythonVersion, MIN_PYTHON } from './pythonVersion';
+import { PythonChoice, PythonEnvironmentsApi, selectPython, shouldRestartOnInterpreterChange } from './pythonSelect';
 
-export type PythonSource = 'setting' | 'python-extension' | 'default';
-
-export interface PythonChoice { command: string; source: PythonSource }
+export type { PythonChoice, PythonSource } from './pythonSelect';
 
 export interface PythonInfo extends PythonChoice { version: [number, number, number] }
 
@@ -16,37 +16,30 @@ export class PythonError extends Error {
 
 /** teamInbox.python, else the Python extension's active interpreter (if installed), else python3. */
 export async function findPython(setting: string, log: vscode.LogOutputChannel): Promise<PythonChoice> {
-  if (setting.trim()) return { command: expandHome(setting.trim()), source: 'setting' };
-  const fromExt = await fromPythonExtension(log);
-  if (fromExt) return { command: fromExt, source: 'python-extension' };
-  return { command: 'python3', source: 'default' };
+  const api = setting.trim() ? undefined : await pythonExtensionApi(log);
+  return selectPython(setting, api, vscode.workspace.workspaceFolders?.[0]?.uri, m => log.warn(m));
 }
 
-function expandHome(p: string): string {
-  return p.startsWith('~/') ? (process.env.HOME ?? '') + p.slice(1) : p;
-}
-
-/** Uses ms-python.python's API when present; never a hard dependency. */
-async function fromPythonExtension(log: vscode.LogOutputChannel): Promise<string | undefined> {
-  const ext = vscode.extensions.getExtension('ms-python.python');
-  if (!ext) return undefined;
+/** @vscode/python-extension's API when ms-python.python is installed; never a hard dependency. */
+export async function pythonExtensionApi(log: vscode.LogOutputChannel): Promise<PythonEnvironmentsApi | undefined> {
+  if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) return undefined;
   try {
-    const api: any = ext.isActive ? ext.exports : await withTimeout(ext.activate(), 10_000);
-    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const envs = api?.environments;
-    if (envs?.getActiveEnvironmentPath) {
-      const active = envs.getActiveEnvironmentPath(resource);
-      const env: any = await withTimeout<any>(envs.resolveEnvironment(active), 10_000);
-      const exe: string | undefined = env?.executable?.uri?.fsPath ?? active?.path;
-      if (exe) return exe;
-    }
-    // older API
-    const cmd: string[] | undefined = api?.settings?.getExecutionDetails?.(resource)?.execCommand;
-    if (cmd?.length === 1) return cmd[0];
+    return (await withTimeout(PythonExtension.api(), 10_000)) as unknown as PythonEnvironmentsApi;
   } catch (e) {
-    log.warn(`Python extension did not give an interpreter: ${e}`);
+    log.warn(`Python extension API unavailable: ${e}`);
+    return undefined;
   }
-  return undefined;
+}
+
+/** Calls `restart` when the Python extension's active interpreter changes and the sidecar should follow. */
+export async function watchInterpreter(log: vscode.LogOutputChannel, setting: () => string, running: () => PythonChoice | undefined,
+  restart: (why: string) => void): Promise<vscode.Disposable | undefined> {
+  const api = await pythonExtensionApi(log);
+  const on = api?.environments.onDidChangeActiveEnvironmentPath;
+  if (!api || !on) return undefined;
+  return on.call(api.environments, e => {
+    if (shouldRestartOnInterpreterChange(setting(), running(), e.path)) restart(`Python interpreter changed to ${e.path}`);
+  }) as vscode.Disposable;
 }
 
 function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T> {

@@ -43,16 +43,23 @@ trap cleanup EXIT
 node "$HERE/fixtures.js" "$WORK/home"
 # a real interpreter path: pyenv shims break under a scratch HOME; proves bundled/libs are enough
 PY=$(python3 -c 'import sys; print(sys.executable)')
+# ...in a venv of its own: no site-packages, so no orjson from the machine either. Only the
+# universal .vsix's bundled/libs (no orjson inside) are on the path: the sidecar runs on its stand-in.
+"$PY" -m venv --without-pip "$WORK/py" && PY="$WORK/py/bin/python"
 ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
 echo "[run] code-server up after $(( $(date +%s) - START ))s" >&2
 # proof from the installed extension: its bundled/libs give the stand-in under the name orjson
 INSTALLED=$(ls -d "$WORK"/home/.code-server/ext/*team-inbox* 2>/dev/null | head -1 || true)
 [ -n "$INSTALLED" ] || INSTALLED=$(find "$WORK/home" -maxdepth 6 -type d -path '*ext/teaminbox.team-inbox*' | head -1)
-[ -n "$INSTALLED" ] && PYTHONPATH="$INSTALLED/bundled/libs" "$PY" -c 'import teaminbox, orjson; print("[run] installed extension: json:", "stand-in" if orjson.__name__ != "orjson" else "orjson", "(" + orjson.__name__ + ")")' >&2
+JSON_KIND=$(PYTHONPATH="$INSTALLED/bundled/libs" "$PY" -c 'import teaminbox, orjson; print("stand-in" if orjson.__name__ != "orjson" else "orjson", orjson.__name__)')
+echo "[run] installed extension with $PY: json: $JSON_KIND" >&2
+case $JSON_KIND in stand-in*) ;; *) echo "[run] FAIL: the sidecar would not run on the stand-in" >&2; exit 1;; esac
 
 CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
-  node --test --test-reporter=tap "$HERE/e2e.js"
+  node --test --test-reporter=tap "$HERE/e2e.js" || E2E_RC=$?
+# the first hour (firsthour.js: compose editor, manifest strings) runs even when e2e.js failed
 if [ -f "$HERE/firsthour.js" ]; then
   CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
     node --test --test-reporter=tap "$HERE/firsthour.js"
 fi
+exit "${E2E_RC:-0}"
