@@ -22,7 +22,7 @@ export function sortNewestFirst(list: Message[]): Message[] {
  * ones replaced, removed ones kept (they were delivered: the history still has them) as archived.
  * Idempotent, like the inbox pages.
  */
-export function applyConversationDelta(list: readonly Message[], d: Pick<DidChangeParams, 'inbox' | 'added' | 'removed' | 'updated'>, limit = CONVERSATION_LIMIT): Message[] {
+export function applyConversationDelta(list: readonly Message[], d: Pick<DidChangeParams, 'inbox' | 'added' | 'removed' | 'updated'>, consumed = false, limit = CONVERSATION_LIMIT): Message[] {
   const index = new Map(list.map((m, i) => [convKey(m), i]));
   const out = list.slice();
   const removed = new Set(d.removed);
@@ -30,12 +30,22 @@ export function applyConversationDelta(list: readonly Message[], d: Pick<DidChan
     if (m.inbox === d.inbox && removed.has(m.id) && !m.archived) out[i] = { ...m, archived: true, delivery: m.delivery === 'waiting' ? 'delivered' : m.delivery };
   });
   let fresh = false;
-  for (const m of [...d.updated, ...d.added]) {
+  for (const x of [...d.updated, ...d.added]) {
+    const m = withDelivery(x, consumed);
     const i = index.get(convKey(m));
     if (i !== undefined) out[i] = m;
     else { index.set(convKey(m), out.length); out.push(m); fresh = true; }
   }
   return (fresh ? sortNewestFirst(out) : out).slice(0, limit);
+}
+
+/**
+ * A didChange's messages may come without `delivery` (the conversation request fills it): in an
+ * inbox an agent consumes, an entry still in the file is waiting, a `read: true` one read.
+ */
+export function withDelivery(m: Message, consumed: boolean): Message {
+  if (m.delivery || !consumed) return m;
+  return { ...m, delivery: m.read ? 'read' : m.archived ? 'delivered' : 'waiting' };
 }
 
 /** waiting / delivered / read, as the conversation shows it: a message no longer in its file was delivered. */

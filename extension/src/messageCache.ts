@@ -296,7 +296,7 @@ export class MessageCache implements Disposable {
     this.conversationLoads.get(p.team)?.deltas.push(p);
     const conv = this.conversations.get(p.team);
     if (conv) {
-      this.conversations.set(p.team, applyConversationDelta(conv, p));
+      this.conversations.set(p.team, applyConversationDelta(conv, p, member.consumed && !member.owned));
       for (const m of [...p.added, ...p.updated]) this.remember(m);
     }
     for (const m of [...p.added, ...p.updated]) {
@@ -323,7 +323,7 @@ export class MessageCache implements Disposable {
     this.log(`fetch conversation ${team}`);
     load.promise = this.sidecar.request(Methods.conversation, { team, limit: CONVERSATION_LIMIT }).then(r => {
       let list = r.messages;
-      for (const d of load.deltas) list = applyConversationDelta(list, d);
+      for (const d of load.deltas) { const m = this.member(team, d.inbox); list = applyConversationDelta(list, d, !!m && m.consumed && !m.owned); }
       if (gen === this.generation) {
         this.conversations.set(team, list);
         for (const m of list) this.remember(m); // openMessage finds them by id

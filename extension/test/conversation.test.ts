@@ -85,6 +85,10 @@ test('conversation deltas: new messages by time, updates in place, removed ones 
   const pruned = applyConversationDelta(once, { inbox: 'helper', added: [], removed: ['a'], updated: [] });
   const pa = pruned.find(m => m.id === 'a')!;
   assert.deepEqual([pa.archived, pa.delivery], [true, 'delivered']);
+  // a didChange message without delivery, in an inbox an agent consumes: waiting until it goes
+  const bare = applyConversationDelta([], { inbox: 'helper', added: [msg({ id: 'n', inbox: 'helper', delivery: null })], removed: [], updated: [] }, true);
+  assert.equal(bare[0].delivery, 'waiting');
+  assert.equal(applyConversationDelta([], { inbox: 'user', added: [msg({ id: 'n', delivery: null })], removed: [], updated: [] }, false)[0].delivery, null);
   assert.equal(pruned.find(m => m.id === 'b')!.archived, false, 'another inbox untouched');
 });
 

@@ -170,12 +170,15 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim());
   const texts = loc => loc.locator('.monaco-list-row').evaluateAll(rowText);
   const rowOf = (loc, re) => loc.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: re }) }).first();
-  const expand = async row => { if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click(); };
+  const expand = async row => { if ((await row.count()) && (await row.getAttribute('aria-expanded')) !== 'true') await row.click(); };
   try {
     await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
     await poll('the fixture teams', async () => (await texts(view)).some(t => t.startsWith('alpha')), 60000);
+    // collapse the fixture teams first: the list draws only the rows that fit
+    await view.locator('.pane-header', { hasText: /Inboxes/i }).hover();
+    await inboxPane.locator('.action-label[aria-label^="Collapse All"]').first().click();
     // transcripts and tasks first, the team folder last (what Claude Code does too)
     const claude = path.join(HOME_DIR, '.claude');
     for (const d of ['projects', 'tasks', 'teams']) fs.cpSync(path.join(RECORDED, d), path.join(claude, d), { recursive: true });
@@ -187,9 +190,7 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     console.log('# session team row: ' + sessionRow);
     assert.doesNotMatch(sessionRow, /session-532eb00d/);
     assert.match(sessionRow, /Claude/);
-    // collapse the fixture teams, then open the session's Conversation
-    await view.locator('.pane-header', { hasText: /Inboxes/i }).hover();
-    await inboxPane.locator('.action-label[aria-label^="Collapse All"]').first().click();
+    // open the session's Conversation
     const teamRow = rowOf(inboxPane, /^project/);
     await expand(teamRow);
     await poll('its members', async () => (await texts(inboxPane)).some(t => t.startsWith('helper')));
@@ -215,6 +216,7 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     assert.match(task, /helper/);
     assert.ok((await texts(tasksPane)).some(t => /^Completed 1/.test(t)), 'grouped by status');
     await shot('tasks.png');
+    await view.locator('.pane-header', { hasText: /Tasks/i }).first().click(); // room for the inboxes again
 
     // Needs attention at the top of the inboxes (the fixture's unanswered messages at least)
     const attentionRow = rowOf(inboxPane, /^Needs attention$/);
