@@ -1177,21 +1177,29 @@ Left:
   `text` and `raw.text` in the body, plus FTS), so 1,000,000 messages take 2.4 GB.
 - Capture under pruning: below.
 
-### Why messages were missed under Claude Code's pruning
+### Why messages were missed under Claude Code's pruning (diagnosed 2026-11-30)
 
 A message is lost when the server does not read the file between the message's rename and
-the prune's rename. The server reads an inbox on its state thread after the 2 ms coalescing,
-behind whatever that thread is doing: the previous read's archiving and publishing (the
-timeline above: one step archived 91 messages), a periodic rescan (every 2 s; 16-139 ms here
-with 20 session teams), a request. On this 2-core machine at load ~9 the server gets a small
-share of a CPU, so that backlog reaches hundreds of ms and whole runs of messages that stood
-300-400 ms in the file were never read; on a quiet machine the reaction is ~7 ms and only a
-message that stands less than that is at risk. Nothing in the file says it was ever there.
-Fix proposed (not in this bench's files: watch.py, server/core.py, Tracker.refresh): read a
-small inbox's bytes on watchdog's thread as its event arrives (~0.1 ms) and let the state
-thread diff every such snapshot in order, so that reading no longer waits for the state
-thread; a recovery from the session transcripts (another session's `readTranscripts`) could
-close what remains.
+the prune's rename. A server instrumented with a timestamped line per watchdog hint, per
+inbox read and per state-thread step showed the main cause: ~500 ms stretches in which
+watchdog delivered no event at all while the writer renamed dozens of messages into the file,
+then all the held events at once. It is watchdog 6.0.0's `InotifyBuffer`: an `IN_MOVED_FROM`
+read without its `IN_MOVED_TO` (the inotify thread woke between the two halves of a rename)
+is held `InotifyBuffer.delay` = 0.5 s to be paired, and `DelayedQueue.get` sleeps that delay
+out at the head of the queue even when the pair arrived meanwhile, so every later event waits
+behind it. Without a pruner nothing is lost (the next read takes the whole file: the ~0.5 s
+max latencies in the no-pruner rows); with Claude Code's 500 ms pruner, whatever was written
+and pruned inside the stall is never seen. Same period, interleaved A/B (2 x 8 runs of 200,
+fast and paced, pruner on): 137 of 3,200 missed by the server as it is, 38 of 3,200 with
+`InotifyBuffer.delay = 0.0` set before the observer starts (the move's halves then arrive as
+the temp file's deletion and the inbox's creation, which the hints treat alike). That is a
+one-line fix in `watch.py` (not this bench's file). What remains: messages that stood a few ms
+to tens of ms in the file (the prune right behind the write) while the server was still on
+its way to read: the 2 ms coalescing, the hop to the state thread and whatever step it was in
+(at load ~10 here up to 100-300 ms at times: a periodic rescan, a step archiving many
+messages; ~7 ms on a quiet machine). Reading the bytes on watchdog's thread as each event
+arrives did not change the figures on its own in a prototype (the stalls were upstream, in
+watchdog); recovering from the session transcripts could close what remains.
 """
 
 
