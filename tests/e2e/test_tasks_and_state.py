@@ -422,7 +422,7 @@ async def test_pseudoclaude_plan_answered_as_the_lead(
         "summary": "my plan",
         "content": "1. write jwt.ts\n2. test it",
         "payload": {"request_id": "plan-7"},
-        "timestamp": "2026-11-30T10:00:00.123456789Z",
+        "timestamp": now_iso(-3600).replace("Z", "123456Z"),  # an hour ago, Go's nanoseconds
         "read": False,
     }
     write_json(pc / "lead-beta.json", {"messages": [request]})
