@@ -61,6 +61,22 @@ CREATE TABLE IF NOT EXISTS teams (
     ended_at REAL
 );
 CREATE INDEX IF NOT EXISTS teams_ended ON teams (ended_at);
+CREATE TABLE IF NOT EXISTS team_activity (
+    team TEXT PRIMARY KEY,
+    body BLOB NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS team_activity_forget AFTER DELETE ON teams BEGIN
+    DELETE FROM team_activity WHERE team = old.id;
+END;
+CREATE TABLE IF NOT EXISTS task_boards (
+    team TEXT PRIMARY KEY,
+    body BLOB NOT NULL,
+    saved_at REAL NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS task_boards_forget AFTER DELETE ON teams BEGIN
+    DELETE FROM task_boards WHERE team = old.id;
+END;
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );
@@ -491,28 +507,9 @@ class History:
     # --- what session transcripts said (teaminbox.transcripts): a team's token use and
     # activity times, and the lead's answers to the person (archived messages)
 
-    _ACTIVITY_SCHEMA = """
-    CREATE TABLE IF NOT EXISTS team_activity (
-        team TEXT PRIMARY KEY,
-        body BLOB NOT NULL,
-        updated REAL NOT NULL
-    );
-    CREATE TRIGGER IF NOT EXISTS team_activity_forget AFTER DELETE ON teams BEGIN
-        DELETE FROM team_activity WHERE team = old.id;
-    END;
-    """
-
-    def _activity_table(self) -> None:
-        if getattr(self, "_activity_ready", False):
-            return
-        with self._lock:
-            self.db.executescript(self._ACTIVITY_SCHEMA)
-        self._activity_ready = True
-
     def save_activity(self, team: str, body: bytes) -> None:
         """A team's derived activity (timestamps and token counts: no words); dropped
         with the team (forgetTeam, retention)."""
-        self._activity_table()
         with self._lock, self.db:
             self.db.execute(
                 "INSERT INTO team_activity(team, body, updated) VALUES (?,?,?)"
@@ -521,7 +518,6 @@ class History:
             )
 
     def team_activity(self, team: str) -> bytes | None:
-        self._activity_table()
         row = self.db.execute(
             "SELECT body FROM team_activity WHERE team=?", (_key(team),)
         ).fetchone()
@@ -559,28 +555,9 @@ class History:
     # --- task boards: each team's last non-empty board (Claude Code empties a finished
     # list, and an ended team's tasks must stay readable); tasks.Boards writes them
 
-    _BOARDS_SCHEMA = """
-    CREATE TABLE IF NOT EXISTS task_boards (
-        team TEXT PRIMARY KEY,
-        body BLOB NOT NULL,
-        saved_at REAL NOT NULL
-    );
-    CREATE TRIGGER IF NOT EXISTS task_boards_forget AFTER DELETE ON teams BEGIN
-        DELETE FROM task_boards WHERE team = old.id;
-    END;
-    """
-
-    def _boards_table(self) -> None:
-        if getattr(self, "_boards_ready", False):
-            return
-        with self._lock:
-            self.db.executescript(self._BOARDS_SCHEMA)
-        self._boards_ready = True
-
     def save_board(self, team: str, body: bytes) -> None:
         """Keep a team's board (a JSON array of Task); dropped with the team (forgetTeam,
         retention)."""
-        self._boards_table()
         with self._lock, self.db:
             self.db.execute(
                 "INSERT INTO task_boards(team, body, saved_at) VALUES (?,?,?)"
@@ -590,7 +567,6 @@ class History:
 
     def board(self, team: str) -> tuple[bytes, float] | None:
         """(body, saved_at) of a team's last non-empty board."""
-        self._boards_table()
         row = self.db.execute(
             "SELECT body, saved_at FROM task_boards WHERE team=?", (_key(team),)
         ).fetchone()
