@@ -19,5 +19,6 @@ bash scripts/package-vsix.sh linux-x64
 "${PYTHON:-python3}" tests/extension/check_vsix.py dist/team-inbox.vsix dist/team-inbox-linux-x64.vsix >&2
 if [ $# -ge 1 ]; then
   mkdir -p "$1"
-  cp -r package.json dist bundled "$1"/
+  cp -r package.json package.nls.json dist bundled "$1"/
+  mkdir -p "$1/extension" && cp -r extension/media "$1/extension/"
 fi

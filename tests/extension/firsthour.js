@@ -71,7 +71,8 @@ test('UI: status bar, localised palette, compose editor with Send', { timeout: 1
     await pickRow('Everyone').waitFor({ timeout: 15000 });
     await input.fill('researcher');
     await page.keyboard.press('Enter');
-    const editorTexts = () => page.locator('.monaco-editor .view-lines').evaluateAll(els => els.map(e => e.textContent || ''));
+    // Monaco draws spaces as U+00A0
+    const editorTexts = () => page.locator('.monaco-editor .view-lines').evaluateAll(els => els.map(e => (e.textContent || '').replace(/\u00a0/g, ' ')));
     await poll('compose editor', async () => (await editorTexts()).some(t => t.includes('To: researcher')), 20000);
     await page.keyboard.type('A long message from the compose editor.');
     await page.keyboard.press('Enter');

@@ -7,7 +7,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-PORT=${TI_PORT:-18097}
+# a free port unless TI_PORT says: two runs in the shared work tree must not share a code-server
+PORT=${TI_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 START=$(date +%s)
 
 source "$HERE/setup.sh"
