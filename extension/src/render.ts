@@ -118,8 +118,10 @@ export function describeSendResults(results: SendResult[], broadcast: boolean): 
   const good = results.filter(r => r.ok).map(r => r.recipient);
   const bad = results.filter(r => !r.ok);
   if (results.length === 0) return { ok: false, text: 'Nobody to send to: the team has no other members.' };
+  // What the person should know about a delivery (e.g. PseudoClaude: it waits until the lead resumes an idle member).
+  const notes = results.filter(r => r.ok && r.note).map(r => ` (${r.note})`).join('');
   if (bad.length === 0) {
-    return { ok: true, text: broadcast ? `Broadcast delivered to ${good.length} member${good.length === 1 ? '' : 's'}: ${good.join(', ')}` : `Sent to ${good.join(', ')}` };
+    return { ok: true, text: (broadcast ? `Broadcast sent to ${good.length} member${good.length === 1 ? '' : 's'}: ${good.join(', ')}` : `Sent to ${good.join(', ')}`) + notes };
   }
   const failed = bad.map(r => `${r.recipient} (${errorOf(r)})`).join(', ');
   if (good.length === 0) return { ok: false, text: `Not delivered to ${failed}` };

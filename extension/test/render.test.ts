@@ -68,8 +68,11 @@ test('burstText groups a burst by sender', () => {
 
 test('describeSendResults: full, partial and failed broadcasts', () => {
   assert.deepEqual(describeSendResults([sent()], false), { ok: true, text: 'Sent to researcher' });
+  const idle = { ...sent(), recipient: 'bob', note: 'bob is idle: PseudoClaude delivers it when the lead resumes bob' };
+  assert.deepEqual(describeSendResults([idle], false),
+    { ok: true, text: 'Sent to bob (bob is idle: PseudoClaude delivers it when the lead resumes bob)' });
   assert.deepEqual(describeSendResults([sent({ recipient: 'a' }), sent({ recipient: 'b' })], true),
-    { ok: true, text: 'Broadcast delivered to 2 members: a, b' });
+    { ok: true, text: 'Broadcast sent to 2 members: a, b' });
   const partial = describeSendResults([
     sent({ recipient: 'a' }), sent({ recipient: 'b', ok: false, code: 'lock_timeout', error: 'lock busy' }),
   ], true);
