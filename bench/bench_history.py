@@ -1161,10 +1161,11 @@ Before = the same bench at 16edf36 (before 4619658; some of its hunks landed wit
   ~6 ms of it) and peak RSS.
 
 Left:
-- First `teams` <= 1 s after spawn: missed on this machine with an empty history too: spawn ->
-  `initialize` answered takes 2-3.5 s at load ~9, nearly all imports (`python -X importtime`:
-  `lsprotocol.types` 2.4 s of 4.3 s). The history's share (initialize answered -> first
-  `teams`) is now the same as with an empty one.
+- First `teams` <= 1 s after spawn: ~1 s with the heavy history and with an empty one alike
+  (the table); nearly all of it is spawn -> `initialize` answered, the interpreter and imports
+  (2-3.5 s of it at load ~9-10; `python -X importtime`: `lsprotocol.types` 2.4 s of 4.3 s
+  then). The history's own share (initialize answered -> first `teams`) is tens of ms, as
+  with an empty one.
 - `teamInbox/search` with the `team` of an ended team answers `unknown_team`:
   `server/features/search.py` resolves live teams only (`tracker.resolve`);
   `tracker.find(p.team).id` would take ended ones. Team-filtered figures above are therefore
@@ -1187,8 +1188,8 @@ then all the held events at once. It is watchdog 6.0.0's `InotifyBuffer`: an `IN
 read without its `IN_MOVED_TO` (the inotify thread woke between the two halves of a rename)
 is held `InotifyBuffer.delay` = 0.5 s to be paired, and `DelayedQueue.get` sleeps that delay
 out at the head of the queue even when the pair arrived meanwhile, so every later event waits
-behind it. Without a pruner nothing is lost (the next read takes the whole file: the ~0.5 s
-max latencies in the no-pruner rows); with Claude Code's 500 ms pruner, whatever was written
+behind it. Without a pruner nothing is lost (the next read takes the whole file; the stall
+shows only as a latency of up to ~0.5 s); with Claude Code's 500 ms pruner, whatever was written
 and pruned inside the stall is never seen. Same period, interleaved A/B (2 x 8 runs of 200,
 fast and paced, pruner on): 137 of 3,200 missed by the server as it is, 38 of 3,200 with
 `InotifyBuffer.delay = 0.0` set before the observer starts (the move's halves then arrive as
