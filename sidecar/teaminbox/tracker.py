@@ -456,7 +456,7 @@ class Tracker:
             if not (unread_only and rows.read[i])
         )
         if archived and not unread_only:  # pruned entries were delivered: never unread
-            old = sorted(self.history.archived(r.team.id, member.inbox), key=_by_ts, reverse=True)
+            old = self.history.archived(r.team.id, member.inbox, newest=offset + limit)
             live = heapq.merge(live, old, key=_by_ts, reverse=True)
         chosen = list(itertools.islice(live, offset, offset + limit))
         for m in chosen:

@@ -24,6 +24,15 @@ from .tasks import board_hint
 log = logging.getLogger("teaminbox")
 COALESCE_SECONDS = 0.002
 
+try:  # Linux: watchdog holds a rename's unpaired first half 0.5 s to pair it, and nothing
+    # queued behind it is delivered meanwhile; Claude Code prunes within that time, so a
+    # message could come and go unseen. Hints need no pairing: deliver at once.
+    from watchdog.observers.inotify_buffer import InotifyBuffer
+
+    InotifyBuffer.delay = 0.0
+except ImportError:  # other platforms' observers have no such buffer
+    pass
+
 
 def classify(path: str, formats: Iterable[InboxFormat]) -> tuple[str, str] | None:
     """("inbox", inbox path) or ("team", path), or None for a temp file or a lock;

@@ -13,7 +13,7 @@ def setup(server: TeamInboxServer) -> None:
         assert tracker is not None
 
         def run() -> MessagesOnly:
-            tid = tracker.resolve(p.team) if p.team else None
+            tid = tracker.find(p.team).id if p.team else None  # an ended team's too
             return MessagesOnly(tracker.history.search(p.query, tid, p.limit))
 
         return await ls.in_state(run)
