@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Opens each .vsix (a zip) and checks its orjson: the universal one has none (the sidecar runs on its
-standard-library stand-in), a platform's one has that platform's compiled orjson for CPython 3.10..3.14
-and no other platform's. Also: the sidecar, LICENSE and the icon are packaged, and the manifest's
-target matches the file name.
+"""Opens each .vsix (a zip) and checks its orjson: the universal one has none (the sidecar
+runs on its standard-library stand-in), a platform's one has that platform's compiled orjson
+for CPython 3.10..3.14 and no other platform's. Also: the sidecar, LICENSE and the icon are
+packaged, and the manifest's target matches the file name.
     check_vsix.py FILE.vsix...     (default: every dist/team-inbox*.vsix)"""
+
 import glob
 import pathlib
 import re
@@ -11,7 +12,7 @@ import sys
 import zipfile
 
 MINORS = (10, 11, 12, 13, 14)
-# what a compiled orjson file of each target must look like; anything native that does not match fails
+# what a compiled orjson file of each target must look like; any other native file fails
 NATIVE = {
     "linux-x64": r"orjson\.cpython-3(\d+)-x86_64-linux-gnu\.so",
     "linux-arm64": r"orjson\.cpython-3(\d+)-aarch64-linux-gnu\.so",
@@ -55,15 +56,22 @@ def check(path: pathlib.Path) -> list[str]:
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
         manifest = z.read("extension.vsixmanifest").decode()
-    for need in (f"{LIBS}teaminbox/__main__.py", f"{LIBS}teaminbox/orjson_standin.py", "extension/LICENSE.txt",
-                 "extension/package.json", "extension/dist/extension.js"):
+    for need in (
+        f"{LIBS}teaminbox/__main__.py",
+        f"{LIBS}teaminbox/orjson_standin.py",
+        "extension/LICENSE.txt",
+        "extension/package.json",
+        "extension/dist/extension.js",
+    ):
         if need not in names:
             errors.append(f"missing {need}")
     if not any(n.startswith("extension/") and n.endswith("icon.png") for n in names):
         errors.append("no icon.png")
     declared = re.search(r'TargetPlatform="([^"]+)"', manifest)
     if (declared.group(1) if declared else "universal") != target:
-        errors.append(f"manifest TargetPlatform {declared.group(1) if declared else None!r} for {target}")
+        errors.append(
+            f"manifest TargetPlatform {declared.group(1) if declared else None!r} for {target}"
+        )
     native = [n for n in names if n.startswith(LIBS) and n.endswith((".so", ".pyd", ".dylib"))]
     orjson_files = [n for n in names if n.startswith(LIBS + "orjson")]
     if target == "universal":
@@ -88,13 +96,19 @@ def check(path: pathlib.Path) -> list[str]:
             errors.append(f"no orjson for CPython {', '.join(missing)}")
         if f"{LIBS}orjson/__init__.py" not in names:
             errors.append("no orjson/__init__.py")
-    print(f"{'FAIL' if errors else 'ok  '} {path.name:32} {target:13} {path.stat().st_size // 1024:6} KB "
-          f"orjson binaries: {len([n for n in native if '/orjson/' in n])}", flush=True)
+    print(
+        f"{'FAIL' if errors else 'ok  '} {path.name:32} {target:13}"
+        f" {path.stat().st_size // 1024:6} KB "
+        f"orjson binaries: {len([n for n in native if '/orjson/' in n])}",
+        flush=True,
+    )
     return errors
 
 
 def main(argv: list[str]) -> int:
-    files = [pathlib.Path(a) for a in argv] or sorted(pathlib.Path(p) for p in glob.glob("dist/team-inbox*.vsix"))
+    files = [pathlib.Path(a) for a in argv] or sorted(
+        pathlib.Path(p) for p in glob.glob("dist/team-inbox*.vsix")
+    )
     if not files:
         print("check_vsix: no .vsix files", file=sys.stderr)
         return 2
