@@ -83,7 +83,7 @@ def _by_ts(m: Message) -> str:
     return m.timestamp
 
 
-def _delivery(m: Message, member: Member | None) -> str | None:
+def delivery_of(m: Message, member: Member | None) -> str | None:
     """In an inbox an agent consumes: still waiting in the file, or taken (pruned) by it."""
     if member is None or not member.consumed:
         return None
@@ -427,7 +427,7 @@ class Tracker:
                 if m.inbox not in read:
                     read[m.inbox] = dict(zip(state.rows.iter_ids(), state.rows.read, strict=True))
                 m.read = bool(read[m.inbox].get(m.id, m.read))
-            m.delivery = _delivery(m, member)
+            m.delivery = delivery_of(m, member)
         return msgs
 
     def page(
@@ -462,7 +462,7 @@ class Tracker:
         for m in chosen:
             m.seen = m.id in seen or (member.owned and m.read)
             m.from_name = r.name_of(m.from_)
-            m.delivery = _delivery(m, member)
+            m.delivery = delivery_of(m, member)
         return chosen, len(rows), rows.unread
 
     def _ended_page(
@@ -477,7 +477,7 @@ class Tracker:
         chosen = old[offset : offset + limit]
         for m in chosen:
             m.seen = m.id in seen or m.read
-            m.delivery = _delivery(m, member)
+            m.delivery = delivery_of(m, member)
         return chosen, 0, 0
 
     def unread(self) -> dict[str, int]:

@@ -94,7 +94,9 @@ async def test_session_team_label_delivery_and_ended_team(
         client, "teamInbox/send", {"team": TEAM, "to": "team-lead", "text": "status?"}
     )
     assert sent["results"][0]["ok"]
-    await r.wait("teamInbox/didChange", lambda p: p["inbox"] == "team-lead", since=mark)
+    change = await r.wait("teamInbox/didChange", lambda p: p["inbox"] == "team-lead", since=mark)
+    [added] = change["added"]
+    assert (added["delivery"], added["fromName"], added["seen"]) == ("waiting", "user", False)
     page = await call(client, "teamInbox/messages", {"team": TEAM, "inbox": "team-lead"})
     assert [(m["text"], m["delivery"]) for m in page["messages"]] == [("status?", "waiting")]
     node_prune(inbox(team, "team-lead"))

@@ -19,7 +19,7 @@ from ...discovery import Roster
 from ...model import Message
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
 from ...sending import PERSON
-from ...tracker import Change, Tracker
+from ...tracker import Change, Tracker, delivery_of
 from ..core import Outgoing, TeamInboxServer
 
 
@@ -76,6 +76,7 @@ class Policy:
             for msg in news if r else []:
                 msg.from_name = r.name_of(msg.from_) if r else None
                 msg.seen = msg.id in seen or bool(member and member.owned and msg.read)
+                msg.delivery = delivery_of(msg, member)
             if not c.initial:
                 out.append(
                     (
