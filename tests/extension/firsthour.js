@@ -74,6 +74,8 @@ test('UI: status bar, localised palette, compose editor with Send', { timeout: 1
     // Monaco draws spaces as U+00A0
     const editorTexts = () => page.locator('.monaco-editor .view-lines').evaluateAll(els => els.map(e => (e.textContent || '').replace(/\u00a0/g, ' ')));
     await poll('compose editor', async () => (await editorTexts()).some(t => t.includes('To: researcher')), 20000);
+    // the cursor must already be below the header, where a person starts typing
+    await poll('cursor below the header', async () => (await page.locator('.statusbar-item', { hasText: /Ln 3, Col 1/ }).count()) > 0, 10000);
     await page.keyboard.type('A long message from the compose editor.');
     await page.keyboard.press('Enter');
     await page.keyboard.type('Second paragraph.');

@@ -134,9 +134,9 @@ export class MessageCommands extends CommandGroup {
     if (!to) return undefined;
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: composeTemplate(to === '*' ? 'everyone' : to) + (d.text ?? '') });
     this.composing.set(doc.uri.toString(), t.id);
-    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    // the cursor starts below the header, set as the editor opens (not after: typing may begin at once)
     const end = doc.lineAt(doc.lineCount - 1).range.end;
-    editor.selection = new vscode.Selection(end, end);
+    await vscode.window.showTextDocument(doc, { preview: false, selection: new vscode.Range(end, end) });
     void vscode.commands.executeCommand('setContext', 'teamInbox.composeEditor', true);
     return { uri: doc.uri.toString(), team: t.id, to };
   });
