@@ -163,6 +163,8 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   const tip = [
     m.name + (m.agentType ? ` (${m.agentType})` : ''),
     m.agentId && m.agentId !== m.name ? `Agent id: ${m.agentId}` : '',
+    [m.model ? `Model: ${m.model}` : '', m.branch ? `Branch: ${m.branch}` : '', m.backend ? `Runs: ${m.backend}` : ''].filter(Boolean).join(' · '),
+    m.cwd ? `Folder: ${m.cwd}` : '',
     `Inbox ${m.inbox}: ${m.total} message${m.total === 1 ? '' : 's'}, ${m.unread} unread`,
     m.owned ? 'Your own inbox: opening a message marks it read.' : 'Opening a message only marks it seen for you; the file is not touched.',
     m.consumed && !m.owned ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, and the agent never gets them.' : '',
@@ -211,7 +213,7 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
   const state = msg.archived ? 'archived' : unread ? 'unread' : 'read';
   const tipBody = frame ? frame : (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
   return {
-    label: msg.from,
+    label: msg.fromName ?? msg.from, // a member's name, whichever spelling `from` used
     description: [preview, when, msg.archived ? 'archived' : ''].filter(Boolean).join(' · '),
     tooltip: `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody}`,
     icon,

@@ -116,3 +116,13 @@ test('python version parsing', () => {
   assert.equal(isSupported([4, 0, 0]), true);
   assert.equal(isSupported(undefined), false);
 });
+
+test('PseudoClaude rows: names not agent ids, and model / branch / backend in the tooltip', () => {
+  const t = team({ format: 'pseudoclaude' });
+  const m = member({ name: 'bob', agentId: 'team-x-bob-17', model: 'sonnet', branch: 'feat/jwt', backend: 'in-process', cwd: '/w/bob' });
+  const tip = memberRow(t, m).tooltip;
+  assert.match(tip, /Model: sonnet · Branch: feat\/jwt · Runs: in-process/);
+  assert.match(tip, /Folder: \/w\/bob/);
+  assert.equal(messageRow(msg({ from: 'team-x-bob-17', fromName: 'bob' })).label, 'bob');
+  assert.equal(messageRow(msg({ from: 'researcher', fromName: null })).label, 'researcher');
+});
