@@ -188,9 +188,14 @@ class Boards:
         self.by_location: dict[str, str] = {}
         self.changed: set[str] = set()
         self._saved: dict[str, bytes] = {}
+        self._start = True
 
-    def sync(self, teams: Mapping[str, TeamDir]) -> None:
-        """Follow the live teams (a scan): new boards read, gone ones dropped, all refreshed."""
+    def sync(self, teams: Mapping[str, TeamDir], start: bool = True) -> None:
+        """Follow the live teams (a scan): new boards read, gone ones dropped, all refreshed.
+
+        A board first read after the start is news (a team that appeared, with tasks by
+        the time it was seen); at the start it is only the baseline."""
+        self._start = start
         for tid in list(self.states):
             if tid not in teams:
                 gone = self.states.pop(tid)
@@ -250,9 +255,10 @@ class Boards:
         if before == ([t.raw for t in got.tasks], got.problems):
             return False
         self._archive(state)
-        if not first:
+        news = not first or (not self._start and bool(got.tasks))
+        if news:
             self.changed.add(state.team)
-        return not first
+        return news
 
     def _archive(self, state: BoardState) -> None:
         if not state.tasks:

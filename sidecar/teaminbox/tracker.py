@@ -124,7 +124,7 @@ class Tracker:
         ended = set(self.teams) - set(teams)
         self.teams, self.rosters = teams, rosters
         self._archive_teams(ended)
-        self.boards.sync(teams)
+        self.boards.sync(teams, start=self._shape is None)
         wanted: set[tuple[str, str]] = set()
         for tid, r in rosters.items():
             for m in r.members:

@@ -315,8 +315,7 @@ async def close_stdin_and_wait(server: asyncio.subprocess.Process, seconds: floa
         ) from None
 
 
-# Test modules import this fixture by name. (No conftest.py here: tests/conftest.py is
-# imported as `conftest` by the unit tests, and a second one would shadow it.)
+# tests/e2e/conftest.py makes this the `client` fixture of every module here.
 @pytest_lsp.fixture(
     config=ClientServerConfig(server_command=SERVER, client_factory=make_recording_client),
 )

@@ -17,8 +17,6 @@ from lsp_session import call, options, rec, start, write_json
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client
-
 TEAM = "session-7a1c0de5"
 SID = "7a1c0de5-0000-4000-8000-000000000001"
 CWD = "/home/dev/my-app"

@@ -16,8 +16,6 @@ import lsp_session
 from lsp_session import call, entry, node_append, node_prune, options, rec, start, write_json
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client
-
 TEAM = "session-1d0f5bbe"
 QUIET = 1.0
 

@@ -23,8 +23,6 @@ from lsp_session import (
 )
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client  # the pytest-lsp fixture (no conftest.py in tests/e2e)
-
 
 def ts(i: int) -> str:
     return f"2026-11-29T10:{i // 60:02d}:{i % 60:02d}.000Z"

@@ -25,8 +25,6 @@ from lsp_session import (
 )
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client  # the pytest-lsp fixture (no conftest.py in tests/e2e)
-
 QUIET = 1.0  # seconds to wait for a notification that must NOT come
 
 

@@ -34,8 +34,6 @@ from lsp_session import (
 )
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client  # the pytest-lsp fixture (no conftest.py in tests/e2e)
-
 CORRUPT = b'[\n  {"from": "researcher", "text": "cut off'
 
 

@@ -11,8 +11,6 @@ import lsp_session
 from lsp_session import call, claude_inbox, entry, make_home, node_append, options, rec, start
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client
-
 LONE = "half \ud83d of a smile"
 
 

@@ -34,8 +34,6 @@ from lsp_session import (
 )
 from pytest_lsp import LanguageClient
 
-client = lsp_session.client
-
 TEAM = "session-7e57ab1e"
 NODE_TASKS = NODE_DIR / "node" / "claude_tasks.js"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conftest import CODER_ID, Teams
 from support.node import NODE_DIR, PY_MARKER, PY_WRITER, node_exe, parse_log
+from support.world import CODER_ID, Teams
 
 N_PY, N_NODE, PER_WRITER = 3, 3, 150
 

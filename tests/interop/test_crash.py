@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conftest import Teams
 from support.node import PY_WRITER, parse_log
+from support.world import Teams
 from teaminbox import store
 from teaminbox.errors import LockTimeout
 from teaminbox.formats.claude import CLAUDE

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CODER_ID, LEAD_ID, TESTER_ID, VENV_BIN, Teams
 from support.node import INTEROP, PY_WRITER
+from support.world import CODER_ID, LEAD_ID, TESTER_ID, VENV_BIN, Teams
 from teaminbox import store
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
 from teaminbox.model import Message

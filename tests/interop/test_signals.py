@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CODER_ID, Teams
 from support.node import NODE_DIR, node_exe, parse_log
+from support.world import CODER_ID, Teams
 from teaminbox import store
 
 # Pause points for code that predates the hook in store.py: wrap PeerLock.acquire and

@@ -15,7 +15,7 @@ from typing import Any
 
 from test_pseudoclaude_go import go, pcmail  # noqa: F401  (the Go program, built once)
 
-from conftest import Teams
+from support.world import Teams
 from teaminbox.formats.tasks_pseudoclaude import PSEUDOCLAUDE_TASKS
 
 STATUSES = ("completed", "in_progress", "blocked", "pending")

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conftest import CODER_ID, LEAD_ID, TESTER_ID, Teams, tree, write_json
 from support import member_of, roster_of
+from support.world import CODER_ID, LEAD_ID, TESTER_ID, Teams, tree, write_json
 from teaminbox import maintenance, marking, sending
 from teaminbox.errors import (
     CorruptInbox,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import CODER_ID, LEAD_ID, Teams, tree, write_json
+from support.world import CODER_ID, LEAD_ID, Teams, tree, write_json
 
 
 def entries(path: Path) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CODER_ID, LEAD_ID, REPO, VENV_BIN, Teams, tree, write_json
+from support.world import CODER_ID, LEAD_ID, REPO, VENV_BIN, Teams, tree, write_json
 
 sys.path.insert(0, str(REPO / "tests" / "interop"))
 from seed_filebus import FileMessageBus  # noqa: E402

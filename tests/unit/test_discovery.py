@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CODER_ID, LEAD_ID, TESTER_ID, Teams, claude_config, make_teams, write_json
+from support.world import CODER_ID, LEAD_ID, TESTER_ID, Teams, claude_config, make_teams, write_json
 from teaminbox.discovery import (
     Root,
     Settings,

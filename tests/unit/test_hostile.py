@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Teams
+from support.world import Teams
 from teaminbox import store
 from teaminbox.errors import CorruptInbox, LockTimeout, NotRegularFile
 from teaminbox.formats import dumps_indented, js_order, loads

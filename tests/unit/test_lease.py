@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from conftest import CODER_ID, Teams
+from support.world import CODER_ID, Teams
 from teaminbox import store
 from teaminbox.errors import LockLost
 from teaminbox.formats.claude import CLAUDE

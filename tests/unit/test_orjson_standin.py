@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import Teams
+from support.world import Teams
 
 CORPUS = [
     {"from": "a", "text": "plain", "timestamp": "2026-11-30T10:00:00.000Z", "read": False},

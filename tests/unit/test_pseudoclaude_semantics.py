@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from conftest import CODER_ID, LEAD_ID, TESTER_ID, Teams, write_json
 from support import member_of, roster_of
+from support.world import CODER_ID, LEAD_ID, TESTER_ID, Teams, write_json
 from teaminbox import marking, sending
 from teaminbox.errors import NotOwned, UnknownMessage
 

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from conftest import CODER_ID, Teams, write_json
+from support.world import CODER_ID, Teams, write_json
 from teaminbox.discovery import Root, find_teams, watch_plan
 from teaminbox.errors import InvalidParams, LockTimeout
 from teaminbox.formats import registry
@@ -269,7 +269,10 @@ def test_boards_follow_changes_and_archive_the_last_full_board(
     boards = Boards(history)
     folder = claude_board(teams, claude_task(1))
     boards.sync(live)
-    assert boards.take_changed() == set()  # a first look is no news
+    assert boards.take_changed() == set()  # a first look at the start is no news
+    later = Boards(history)  # a team first seen after the start: its board is news
+    later.sync(live, start=False)
+    assert later.take_changed() == {"claude:alpha"}
     assert [t.id for t in boards.live("claude:alpha") or []] == ["1"]
     assert boards.claims(str(folder)) and boards.claims(str(folder.parent / "other-session"))
     assert not boards.claims(str(teams.cinbox("researcher")))

@@ -251,7 +251,7 @@ def _run(version: str, base: Path) -> Board:
                     p["team"] == tid and len(p["tasks"]) == 2
                     for p in notes("teamInbox/tasksChanged")
                 ),
-                20,
+                45,
                 "a tasksChanged with both tasks",
             )
             out.tasks_live = sidecar.call("teamInbox/tasks", {"team": tid})
