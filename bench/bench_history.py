@@ -50,7 +50,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
 import teaminbox.history as history_module
-from bench_server import machine, ms, pct, vm
+from bench_server import machine, ms, pct, vm, write_section
 from teaminbox.discovery import Settings, TeamDir, describe, roster
 from teaminbox.formats import get
 from teaminbox.history import History
@@ -1204,17 +1204,6 @@ watchdog); recovering from the session transcripts could close what remains.
 """
 
 
-def write_section(text: str) -> None:
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
-    start = old.find(SECTION)
-    if start < 0:
-        new = old.rstrip() + "\n\n" + text
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip() + "\n" + ("\n" + old[nxt + 1 :] if nxt >= 0 else "")
-    RESULTS.write_text(new.rstrip() + "\n")
-
-
 def ensure_node_modules() -> None:
     if not (NODE_DIR / "node_modules" / "proper-lockfile").is_dir():
         subprocess.run(
@@ -1252,7 +1241,7 @@ async def main() -> None:
         text = render(cap, heavy, args, time.perf_counter() - t0, (load0, loadavg()))
         print(text)
         if not args.no_write:
-            write_section(text)
+            write_section(text, SECTION)
     finally:
         if args.keep:
             print(f"kept {base}")

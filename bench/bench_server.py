@@ -618,13 +618,14 @@ NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, sa
 """
 
 
-def write_section(text: str) -> None:
+def write_section(text: str, section: str = SECTION) -> None:
+    """Replace `section` of RESULTS.md with `text` (or append it); the other benches use it too."""
     old = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
-    start = old.find(SECTION)
+    start = old.find(section)
     if start < 0:
         new = old.rstrip() + "\n\n" + text
     else:
-        nxt = old.find("\n## ", start + len(SECTION))
+        nxt = old.find("\n## ", start + len(section))
         new = old[:start] + text.rstrip() + "\n" + ("\n" + old[nxt + 1 :] if nxt >= 0 else "")
     RESULTS.write_text(new.rstrip() + "\n")
 

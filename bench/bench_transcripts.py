@@ -42,6 +42,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from bench_server import write_section
 from teaminbox.server import plain_converter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -489,17 +490,6 @@ def render(runs: list[dict[str, Any]], m: dict[str, float], args: Any, took: flo
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str) -> None:
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
-    start = old.find(SECTION)
-    if start < 0:
-        new = old.rstrip() + "\n\n" + text
-    else:
-        nxt = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text.rstrip() + "\n" + ("\n" + old[nxt + 1 :] if nxt >= 0 else "")
-    RESULTS.write_text(new.rstrip() + "\n")
-
-
 async def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -546,7 +536,7 @@ async def main() -> None:
     text = render(runs, m, args, time.perf_counter() - t0)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, SECTION)
         print(f"wrote {RESULTS.relative_to(REPO)}")
 
 

@@ -485,8 +485,7 @@ async def main() -> None:
         text = render(runs, args, time.perf_counter() - t0, (load0, loadavg()))
         print(text)
         if not args.no_write:
-            bs.SECTION = SECTION  # bench_server's writer replaces the section it is told
-            bs.write_section(text)
+            bs.write_section(text, SECTION)
     finally:
         browser.close()
         if args.keep:
