@@ -27,12 +27,10 @@ import datetime as dt
 import json
 import logging
 import os
-import platform
 import random
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +40,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from bench_server import write_section
+from bench_server import machine, write_section
 from teaminbox.server import plain_converter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -383,40 +381,6 @@ def micro(base: Path, mb: int) -> dict[str, float]:
 # --- the report --------------------------------------------------------------------------
 
 
-def machine() -> str:
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for ln in f:
-            if ln.startswith("model name"):
-                cpu = ln.split(":", 1)[1].strip()
-                break
-    with open("/proc/meminfo") as f:
-        mem = int(f.readline().split()[1]) / 1024 / 1024
-    fs = (
-        subprocess.run(["df", "-T", tempfile.gettempdir()], capture_output=True, text=True)
-        .stdout.splitlines()[-1]
-        .split()
-    )
-    osr = ""
-    try:
-        m = re.search(r'PRETTY_NAME="([^"]+)"', Path("/etc/os-release").read_text())
-        osr = m.group(1) if m else ""
-    except OSError:
-        pass
-    from importlib.metadata import version
-
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
-    load = os.getloadavg()[0]
-    return (
-        f"{cpu}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, Linux {platform.release()} ({osr});"
-        f" temp folder on {fs[0]} {fs[1]}; Python {platform.python_version()},"
-        f" pygls {version('pygls')}, watchdog {version('watchdog')}, orjson {version('orjson')};"
-        f" sidecar at {commit}; load average at the start {load:.1f}"
-    )
-
-
 def med(runs: list[dict[str, Any]], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
@@ -442,7 +406,8 @@ def render(runs: list[dict[str, Any]], m: dict[str, float], args: Any, took: flo
         f" writes and the lead answers); {len(on)} run(s) with `readTranscripts` on and"
         f" {len(off)} off, interleaved. CPU and memory read from /proc of the server.",
         "",
-        f"Machine (shared and noisy: quote medians and ratios): {machine()}.",
+        f"Machine (shared and noisy: quote medians and ratios): {machine()};"
+        f" load average at the start {os.getloadavg()[0]:.1f}.",
         "",
         "### Summary",
         "",
