@@ -19,36 +19,19 @@ read them. Nothing here touches a file, a clock or the history: the caller passe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import Any, Literal
 
 import attrs
 
 from .model import Activity, MemberState, Message
+from .timestamps import epoch
 
 REQUESTS = {"plan_approval_request": "plan", "permission_request": "permission"}
 RESPONSES = {"plan_approval_response": "plan", "permission_response": "permission"}
 IDLE = "idle_notification"
 NOT_TRAFFIC = frozenset({IDLE, "shutdown_approved", "shutdown_response"})
 DETAIL_CHARS = 500
-
-_TS = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:[.,](\d+))?(Z|[+-]\d\d:?\d\d)?$")
-
-
-def epoch(ts: str) -> float | None:
-    """An ISO 8601 / RFC 3339 time (any fraction, Z or an offset) as epoch seconds."""
-    m = _TS.match(ts.strip()) if isinstance(ts, str) else None
-    if m is None:
-        return None
-    zone = m.group(4) or "Z"
-    zone = "+00:00" if zone == "Z" else (zone if ":" in zone else zone[:3] + ":" + zone[3:])
-    try:
-        base = datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}{zone}").timestamp()
-    except ValueError:
-        return None
-    return base + float("0." + (m.group(3) or "0")[:9])
 
 
 @attrs.define

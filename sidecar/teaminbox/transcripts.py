@@ -28,13 +28,13 @@ import stat
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import datetime
 from typing import Any
 
 import attrs
 import orjson
 
 from .model import Activity, TokenUse
+from .timestamps import epoch
 
 MAX_LINE = 8 * 1024 * 1024  # a longer line is skipped (never buffered whole)
 MAX_FILE = 1024 * 1024 * 1024  # a transcript past this is not followed (a sparse file...)
@@ -159,16 +159,6 @@ def add_tokens(a: TokenUse, b: TokenUse) -> TokenUse:
 
 
 # --- rows --------------------------------------------------------------------------------
-
-
-def epoch(ts: Any) -> float | None:
-    """An ISO timestamp as Claude Code writes it (`2026-11-30T12:03:01.499Z`), in seconds."""
-    if not isinstance(ts, str) or not 10 <= len(ts) <= 40:
-        return None
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def content_text(content: Any) -> str:

@@ -10,8 +10,9 @@ import pytest
 
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
-from teaminbox.member_state import Facts, derive, epoch, events, pending
+from teaminbox.member_state import Facts, derive, events, pending
 from teaminbox.model import Activity, MemberState, Message
+from teaminbox.timestamps import epoch
 
 T0 = 1_796_000_000.0  # epoch seconds; every time below is T0 + n
 STALL = 600.0

@@ -16,24 +16,12 @@ from typing import Any
 
 from ..errors import CorruptInbox
 from ..model import Member, Message
+from ..timestamps import epoch
 from . import canonical, dumps_indented, loads, opt_str, short_hash
 from .base import JsonFileLayout, RosterParts
 from .tasks_pseudoclaude import PSEUDOCLAUDE_TASKS
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-_RFC3339 = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$")
-
-
-def _epoch(value: Any) -> float | None:
-    """Go's RFC 3339 time (nanoseconds, any offset) as epoch seconds."""
-    m = _RFC3339.match(value) if isinstance(value, str) else None
-    if m is None:
-        return None
-    zone = "+00:00" if m.group(3) == "Z" else m.group(3)
-    base = datetime.fromisoformat(m.group(1) + zone).timestamp()
-    return base + float("0" + (m.group(2) or ".0")[:10])
 
 
 def now_rfc3339_nano() -> str:
@@ -182,7 +170,7 @@ class PseudoClaudeFormat(JsonFileLayout):
         info: dict[str, Any] = {
             "project": os.path.basename(root.rstrip("/")) if root else None,
             "cwd": root,
-            "created_at": _epoch(config.get("created_at")),
+            "created_at": epoch(config.get("created_at")),
         }
         return RosterParts(members, lead, me, own, info)
 

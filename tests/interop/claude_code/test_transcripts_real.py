@@ -163,7 +163,7 @@ def test_a_teammates_token_use_and_last_activity(cc: CcRun) -> None:
     served = [q.usage for q in cc.requests("teammate:helper") if q.usage]
     assert a["tokens"]["output"] == sum(u["output_tokens"] for u in served)
     stamps = [r["timestamp"] for r in rows if isinstance(r.get("timestamp"), str)]
-    from teaminbox.transcripts import epoch
+    from teaminbox.timestamps import epoch
 
     assert a["lastActive"] == max(epoch(s) or 0.0 for s in stamps)
     assert a["lastWords"] == sc.HELPER_TASK_DONE

@@ -43,6 +43,7 @@ from ...protocol import (
     MemberStateParams,
     PlanEffect,
 )
+from ...timestamps import epoch
 from ...tracker import Change, Tracker
 from ..core import Outgoing, TeamInboxServer
 
@@ -71,7 +72,7 @@ class TeamView:
     def add(self, msgs: list[Message]) -> None:
         self.msgs.extend(msgs)
         if len(self.msgs) > 2 * RECENT:
-            self.msgs.sort(key=lambda m: ms.epoch(m.timestamp) or 0.0)
+            self.msgs.sort(key=lambda m: epoch(m.timestamp) or 0.0)
             del self.msgs[:-RECENT]
         self.evs = None
 
@@ -173,7 +174,7 @@ class Attention:
                 if len(ids) >= UNREAD_SCAN:
                     break
         try:
-            oldest = ms.epoch(rows.message(state.fmt, first, tid, inbox).timestamp)
+            oldest = epoch(rows.message(state.fmt, first, tid, inbox).timestamp)
         except Exception:  # an entry that no longer parses: no age to tell
             oldest = None
         return frozenset(ids), oldest
