@@ -18,6 +18,26 @@ let browser, context, page;
 // team row appeared.
 function initScript(view) {
   const now = () => performance.timeOrigin + performance.now();
+  // Every websocket frame (time, direction, size, whether it holds the armed text): where a row's
+  // time goes between the extension host and the window.
+  window.__tiFrames = [];
+  const dec = new TextDecoder('latin1');
+  const note = (dir, data) => {
+    const frame = { t: now(), dir, size: 0, hit: false };
+    const want = window.__tiText;
+    const check = text => { frame.size = text.length; frame.hit = !!want && text.includes(want); };
+    if (typeof data === 'string') check(data);
+    else if (data instanceof Blob) { frame.size = data.size; void data.arrayBuffer().then(b => check(dec.decode(new Uint8Array(b)))); }
+    else check(dec.decode(data instanceof ArrayBuffer ? new Uint8Array(data) : data));
+    const f = window.__tiFrames;
+    f.push(frame);
+    if (f.length > 4000) f.splice(0, 2000);
+  };
+  const Ws = window.WebSocket;
+  window.WebSocket = class extends Ws {
+    constructor(...a) { super(...a); this.addEventListener('message', e => note('in', e.data)); }
+    send(d) { note('out', d); return super.send(d); }
+  };
   document.addEventListener('pointerdown', e => {
     if (!window.__tiClickAt && e.target instanceof Element && e.target.closest('[aria-label^="Team Inbox"]')) window.__tiClickAt = now();
   }, true);
@@ -58,6 +78,8 @@ const commands = {
     await page.evaluate(([view, text]) => {
       const now = () => performance.timeOrigin + performance.now();
       const root = document.querySelector(view);
+      window.__tiText = text;
+      window.__tiArmedAt = now();
       window.__tiHit = new Promise(resolve => {
         const found = () => [...root.querySelectorAll('.monaco-list-row .label-description')].some(d => d.textContent.includes(text));
         const done = () => {
@@ -74,7 +96,11 @@ const commands = {
   },
 
   async wait({ ms = 10000 }) {
-    return page.evaluate(ms => Promise.race([window.__tiHit, new Promise(r => setTimeout(() => r({ timeout: true }), ms))]), ms);
+    return page.evaluate(async ms => {
+      const got = await Promise.race([window.__tiHit, new Promise(r => setTimeout(() => r({ timeout: true }), ms))]);
+      got.frames = window.__tiFrames.filter(f => f.t >= window.__tiArmedAt);
+      return got;
+    }, ms);
   },
 
   async rows() {

@@ -124,8 +124,8 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     });
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
     conn.onNotification(Notifications.didChange, (p: DidChangeParams) => {
+      this.changeEmitter.fire(p); // the row first, the log line after
       this.log.info(`didChange ${p.team}/${p.inbox} +${p.added.length} -${p.removed.length} ~${p.updated.length}`);
-      this.changeEmitter.fire(p);
     });
     conn.onNotification(Notifications.teamsChanged, () => this.teamsEmitter.fire());
     conn.onNotification(Notifications.unread, (p: UnreadParams) => this.unreadEmitter.fire(p));

@@ -22,7 +22,9 @@ from .formats import InboxFormat
 from .tasks import board_hint
 
 log = logging.getLogger("teaminbox")
-COALESCE_SECONDS = 0.002
+# 0: hints already queued on the loop (one read of inotify's buffer) are one flush; a
+# timer would only add its own delay to every change
+COALESCE_SECONDS = 0.0
 
 try:  # Linux: watchdog holds a rename's unpaired first half 0.5 s to pair it, and nothing
     # queued behind it is delivered meanwhile; Claude Code prunes within that time, so a
@@ -137,7 +139,11 @@ class Debouncer:
             self._paths.add(path)
         if not self._scheduled:
             self._scheduled = True
-            asyncio.get_running_loop().call_later(self.delay, self._fire)
+            loop = asyncio.get_running_loop()
+            if self.delay > 0:
+                loop.call_later(self.delay, self._fire)
+            else:
+                loop.call_soon(self._fire)
 
     def _fire(self) -> None:
         self._scheduled = False
