@@ -3,7 +3,8 @@
 // stdout line. Times are wall-clock ms read in the page (performance.timeOrigin + now()), so the
 // Python side compares them with its own time.time().
 //   {"cmd":"open","url":U}  fresh context and page; click the Team Inbox icon as soon as it shows;
-//                           -> {iconAt, clickAt, teamsAt} (teamsAt: the first team row in the view)
+//                           -> {iconAt, clickAt, teamsAt, liveAt} (the first team row in the view;
+//                           the first member row, which only the sidecar's answer brings)
 //   {"cmd":"arm","text":T}  watch the view for a row whose description holds T -> {armed:true}
 //   {"cmd":"wait","ms":N}   -> {domAt, frameAt} (frameAt: the next animation frame) or {timeout:true}
 //   {"cmd":"rows"}          -> {rows:[...]} the view's rows as text
@@ -41,11 +42,12 @@ function initScript(view) {
   document.addEventListener('pointerdown', e => {
     if (!window.__tiClickAt && e.target instanceof Element && e.target.closest('[aria-label^="Team Inbox"]')) window.__tiClickAt = now();
   }, true);
+  // teams: the first team row (the last session's, if the extension remembered them); live: the
+  // first member row, which only the sidecar's answer brings
   const seen = () => {
-    if (window.__tiTeamsAt) return true;
-    const names = document.querySelectorAll(`${view} .monaco-list-row .label-name`);
-    if (names.length) { window.__tiTeamsAt = now(); return true; }
-    return false;
+    if (!window.__tiTeamsAt && document.querySelector(`${view} .monaco-list-row .label-name`)) window.__tiTeamsAt = now();
+    if (!window.__tiLiveAt && document.querySelector(`${view} .monaco-list-row[aria-level="2"] .label-name`)) window.__tiLiveAt = now();
+    return !!(window.__tiTeamsAt && window.__tiLiveAt);
   };
   const start = () => {
     const obs = new MutationObserver(() => { if (seen()) obs.disconnect(); });
@@ -70,8 +72,8 @@ const commands = {
     await icon.waitFor({ state: 'visible', timeout: 120000 });
     const iconAt = await page.evaluate(() => performance.timeOrigin + performance.now());
     await icon.click({ timeout: 60000 });
-    await page.waitForFunction(() => window.__tiTeamsAt, null, { timeout: 120000, polling: 50 });
-    return page.evaluate(iconAt => ({ iconAt, clickAt: window.__tiClickAt, teamsAt: window.__tiTeamsAt }), iconAt);
+    await page.waitForFunction(() => window.__tiTeamsAt && window.__tiLiveAt, null, { timeout: 120000, polling: 50 });
+    return page.evaluate(iconAt => ({ iconAt, clickAt: window.__tiClickAt, teamsAt: window.__tiTeamsAt, liveAt: window.__tiLiveAt }), iconAt);
   },
 
   async arm({ text }) {

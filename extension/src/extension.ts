@@ -16,6 +16,7 @@ import { TeamCommands } from './commands/teams';
 import { MaintenanceCommands } from './commands/maintenance';
 import type { TreeNode } from './treeNodes';
 import { createTasksView, TasksProvider } from './tasksView';
+import { TeamsMemo } from './teamsMemo';
 
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
@@ -48,13 +49,17 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   });
   current = sidecar;
   const cache = new MessageCache(sidecar, line => log.info(line));
+  // the last session's teams, drawn until the sidecar's first answer
+  const memo = new TeamsMemo(vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'last-teams.json').fsPath, line => log.warn(line));
+  const last = memo.read();
+  if (last) cache.seed(last);
   // start now and ask for the teams as soon as it runs: the view's first getChildren joins this
   void sidecar.start();
   void cache.loadTeams().catch(() => undefined);
 
   const marks = new MarkService(sidecar, cache);
   const content = new MessageContentProvider(cache);
-  const { provider: tree, view, disposables: viewParts } = createInboxView(cache, sidecar);
+  const { provider: tree, view, disposables: viewParts } = createInboxView(cache, sidecar, line => log.info(line));
   const { provider: tasks, disposables: taskParts } = createTasksView(cache);
   const status = new UnreadStatus(cache, sidecar);
   const services = { sidecar, cache, marks, content, log };
@@ -69,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     flash: text => status.flash(text),
   }, log);
 
+  context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
   context.subscriptions.push(
     log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,

@@ -19,6 +19,7 @@ const ITEM_SCHEME = 'teaminbox-item';
 const ROOT = '';
 const ATTENTION_ID = 'group:attention';
 const ENDED_ID = 'group:ended';
+const STARTING = 'Starting the sidecar: these are the teams as they were last time.';
 
 export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
   /** One node object per id, for as long as the row exists. */
@@ -34,7 +35,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   private view: vscode.TreeView<TreeNode> | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly cache: MessageCache, private readonly sidecar: SidecarPort) {
+  constructor(private readonly cache: MessageCache, private readonly sidecar: SidecarPort, private readonly log: (line: string) => void = () => undefined) {
     this.subscriptions = [
       cache.onDidChange(c => this.redraw(c)),
       sidecar.onDidChangeState(s => { if (s === 'failed') this.redraw({ kind: 'teams' }); }),
@@ -93,7 +94,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     this.refreshData(node);
     const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
     const row = this.row(node);
-    const expanded = (node.kind === 'team' && !node.team.ended) || node.kind === 'attentionGroup' || (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
+    const expanded = (node.kind === 'team' && !node.team.ended && !node.provisional) || node.kind === 'attentionGroup' || (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
     const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
     if (node.kind === 'message') item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
     if (node.kind === 'convMessage') {
@@ -161,6 +162,17 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
           this.setMessage('The Team Inbox sidecar is not running: run "Team Inbox: Show Log" for why, then "Refresh".');
           return this.adopt(ROOT, []);
         }
+        const last = this.cache.provisional;
+        if (last) {
+          // a fresh window: the last session's teams now, the live ones when the sidecar answers
+          const redraw = () => this.fire(undefined, 'root');
+          this.cache.loadTeams().then(redraw, redraw);
+          this.setMessage(STARTING);
+          this.log(`drawn: the last session's ${last.length} teams, until the sidecar answers`);
+          // collapsed, under ids of their own: VS Code draws nothing before the rows under every
+          // expanded node are in, and each level is a round trip while Python starts
+          return this.adopt(ROOT, splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true)));
+        }
         const attention = this.cache.loadAttention().catch(() => [] as const);
         const teams = await this.cache.loadTeams();
         this.setMessage(undefined);
@@ -190,6 +202,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
         }));
       }
       if (node.kind === 'team') {
+        if (node.provisional) return []; // the live row replaces it
         const team = this.cache.team(node.teamId) ?? node.team;
         const conv = this.conversationNode(team);
         return this.adopt(node.id, [conv, ...sortMembers(team.members).map(m => this.inboxNode(team, m))]);
@@ -327,8 +340,8 @@ function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState
   return item;
 }
 
-export function createInboxView(cache: MessageCache, sidecar: SidecarPort): { provider: InboxTreeProvider; view: vscode.TreeView<TreeNode>; disposables: vscode.Disposable[] } {
-  const provider = new InboxTreeProvider(cache, sidecar);
+export function createInboxView(cache: MessageCache, sidecar: SidecarPort, log?: (line: string) => void): { provider: InboxTreeProvider; view: vscode.TreeView<TreeNode>; disposables: vscode.Disposable[] } {
+  const provider = new InboxTreeProvider(cache, sidecar, log);
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true });
   provider.attach(view);
   const setBadge = () => provider.updateBadge();

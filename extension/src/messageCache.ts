@@ -121,6 +121,11 @@ export class MessageCache implements Disposable {
   readonly onDidChange = this.changes.event;
   private readonly unreadChanges = new Emitter<number>();
   readonly onDidChangeUnread = this.unreadChanges.event;
+  private readonly teamsLoads = new Emitter<readonly Team[]>();
+  /** Each list of teams the sidecar answered (the memo of the last session listens). */
+  readonly onDidLoadTeams = this.teamsLoads.event;
+  /** The last session's teams, drawn until the sidecar's first answer. */
+  private seeded: readonly Team[] | undefined;
   private readonly subscriptions: Disposable[];
   /** Team conversations shown so far (newest first), kept current by didChange. */
   private readonly conversations = new Map<string, Message[]>();
@@ -148,6 +153,12 @@ export class MessageCache implements Disposable {
 
   get teams(): readonly Team[] { return this.teamList; }
   get isLoaded(): boolean { return this.teamsLoaded; }
+
+  /** The last session's teams until the sidecar's first answer, then undefined. */
+  get provisional(): readonly Team[] | undefined { return this.teamsLoaded ? undefined : this.seeded; }
+
+  /** Draw these (the last session's) until the sidecar answers. */
+  seed(teams: readonly Team[]): void { if (!this.teamsLoaded) this.seeded = teams; }
 
   /** Unread in the person's own inboxes: the sidecar's figure, else counted from the teams. */
   get unread(): number { return this.unreadTotal ?? this.teamList.reduce((n, t) => n + teamUnread(t), 0); }
@@ -183,9 +194,12 @@ export class MessageCache implements Disposable {
         if (!this.member(team, inbox)) this.pages.delete(k);
       }
       if (this.unreadTotal === undefined) this.unreadChanges.fire(this.unread);
+      this.seeded = undefined;
+      this.teamsLoads.fire(this.teamList);
       return this.teamList;
     });
     this.teamsLoad = load;
+    load.promise.catch(() => { this.seeded = undefined; }); // the view says why, not old teams
     const done = () => {
       if (this.teamsLoad !== load) return;
       this.teamsLoad = undefined;
@@ -423,5 +437,6 @@ export class MessageCache implements Disposable {
     this.subscriptions.forEach(s => s.dispose());
     this.changes.dispose();
     this.unreadChanges.dispose();
+    this.teamsLoads.dispose();
   }
 }

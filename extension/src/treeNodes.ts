@@ -6,7 +6,8 @@ import type { AttentionItem, Member, Message, Team } from './protocol';
 
 export class TeamNode {
   readonly kind = 'team';
-  constructor(readonly id: string, public team: Team) {}
+  /** provisional: the last session's row, drawn collapsed until the sidecar answers */
+  constructor(readonly id: string, public team: Team, readonly provisional = false) {}
   get teamId(): string { return this.team.id; }
 }
 

@@ -175,7 +175,10 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
-    await poll('the fixture teams', async () => (await texts(view)).some(t => t.startsWith('alpha')), 60000);
+    // the live tree: member rows (level 2) come only with the sidecar's answer; a window opened
+    // after another first draws the remembered teams, collapsed
+    await poll('the fixture teams', async () => (await texts(view)).some(t => t.startsWith('alpha'))
+      && (await view.locator('.monaco-list-row[aria-level="2"]').count()) > 0, 60000);
     // collapse the fixture teams first: the list draws only the rows that fit
     await view.locator('.pane-header', { hasText: /Inboxes/i }).hover();
     await inboxPane.locator('.action-label[aria-label^="Collapse All"]').first().click();

@@ -28,7 +28,8 @@ if unzip -l "$WORK/ext/dist/team-inbox.vsix" | grep -q 'bundled/libs/orjson'; th
 fi
 echo "[run] universal .vsix: no orjson inside (json: stand-in)" >&2
 
-# unit tests of the pure TypeScript modules (fast; same node:test output)
+# types (esbuild does not check them), then unit tests of the pure TypeScript modules
+npm run --silent typecheck
 node esbuild.js --tests && node --test dist-test/
 
 ARTIFACTS="$HERE/artifacts"; rm -rf "$ARTIFACTS"; mkdir -p "$ARTIFACTS"
