@@ -197,18 +197,26 @@ class TeamInboxServer(LanguageServer):
         """Run a tracker step on the state thread, then let the publishers tell the client."""
         tracker = self.tracker
         assert tracker is not None
+        loop = asyncio.get_running_loop()
 
-        def run() -> tuple[Outgoing, list[InboxState]]:
+        def run() -> list[InboxState]:
             teams_changed, changes = step(tracker)
-            out = [out for publish in self.publishers for out in publish(teams_changed, changes)]
+            for publish in self.publishers:
+                # each publisher's news leaves at once (didChange first): the next one's work
+                # (attention, member states) is no reason for a row to wait
+                out = publish(teams_changed, changes)
+                if out:
+                    loop.call_soon_threadsafe(self._send, out)
             big, tracker.deferred = tracker.deferred, []
-            return out, big
+            return big
 
-        out, big = await self.in_state(run)
-        for method, params in out:  # sent from the event loop only
-            self.notify(method, params)
+        big = await self.in_state(run)  # queued after the sends: they are out by now
         for state in big:
             self.spawn(self._load_big(state))
+
+    def _send(self, out: Outgoing) -> None:  # the event loop only
+        for method, params in out:
+            self.notify(method, params)
 
     async def _load_big(self, state: InboxState) -> None:
         """A deferred first load: bytes parsed on a pool thread into new Rows, each chunk's
