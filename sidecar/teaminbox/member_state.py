@@ -180,20 +180,57 @@ def idle_words(e: Event) -> str | None:
     return None
 
 
+class Index:
+    """One list of events grouped by sender and by inbox, and what each member sent,
+    sorted out once: `derive` is asked per member, and again as time moves on."""
+
+    def __init__(self, evs: list[Event]) -> None:
+        self.evs = evs
+        self._by_sender: dict[str, list[Event]] = {}
+        self._by_inbox: dict[str, list[Event]] = {}
+        for e in evs:
+            self._by_sender.setdefault(e.sender, []).append(e)
+            self._by_inbox.setdefault(e.inbox, []).append(e)
+        self._sent: dict[str, Sent] = {}
+
+    def to(self, inbox: str) -> list[Event]:
+        return self._by_inbox.get(inbox, [])
+
+    def sent(self, name: str) -> Sent:
+        got = self._sent.get(name)
+        if got is None:
+            got = self._sent[name] = Sent(self._by_sender.get(name, []))
+        return got
+
+
+class Sent:
+    """What one member sent, in time order, sorted by what it says of the member."""
+
+    def __init__(self, sent: list[Event]) -> None:
+        self.all = sent
+        self.shut = [e for e in sent if e.type == "shutdown_approved" or _approved_shutdown(e)]
+        self.traffic = [e for e in sent if e.type not in NOT_TRAFFIC]
+        idles = [e for e in sent if e.type == IDLE]
+        self.last_idle = idles[-1] if idles else None
+
+
 def derive(
     f: Facts,
     evs: list[Event],
     requests: list[Request],
     now: float,
     stall_seconds: float,
+    index: Index | None = None,
 ) -> MemberState:
-    sent = [e for e in evs if e.sender == f.name]
-    shut = [e for e in sent if e.type == "shutdown_approved" or _approved_shutdown(e)]
+    """`index`: Index(evs), when the caller keeps one."""
+    idx = index if index is not None and index.evs is evs else Index(evs)
+    mine = idx.sent(f.name)
+    shut = mine.shut
     if f.left:
         return MemberState("gone", shut[-1].ts if shut else None, "left the team")
     if f.lead and f.lead_alive is False:
         return MemberState("gone", None, "its process has ended")
-    if shut and not any(e.ts > shut[-1].ts and e.type not in NOT_TRAFFIC for e in sent):
+    if shut and not any(e.ts > shut[-1].ts for e in mine.traffic):
         return MemberState("gone", shut[-1].ts, "shut down")
 
     asks = [r for r in requests if r.member == f.name]
@@ -203,10 +240,9 @@ def derive(
     def taken(e: Event) -> bool:  # a received message it has (or soon will have) taken in
         return e.msg.id not in f.undelivered or now - e.ts < stall_seconds
 
-    received = [e for e in evs if e.inbox == f.inbox and e.sender != f.name and taken(e)]
-    traffic = sorted([e for e in sent if e.type not in NOT_TRAFFIC] + received, key=lambda e: e.ts)
-    idles = [e for e in sent if e.type == IDLE]
-    last_idle = idles[-1] if idles else None
+    received = [e for e in idx.to(f.inbox) if e.sender != f.name and taken(e)]
+    traffic = sorted(mine.traffic + received, key=lambda e: e.ts)
+    last_idle = mine.last_idle
     act = f.activity
     state = _busy(f, traffic, last_idle, act, now, stall_seconds)
     presumed = state.kind == "working" and state.since is None  # nothing says it works

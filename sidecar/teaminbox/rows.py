@@ -9,6 +9,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import attrs
 import orjson
 
 from .formats import InboxFormat
@@ -17,6 +18,15 @@ from .store import appended_at, parse
 
 CHUNK = 1000
 ID_SEP = "\x00"  # ids never hold it (formats.claude falls back to the hash id)
+
+
+@attrs.frozen
+class Prefix:
+    """An inbox's ids and read flags as they were (Rows.prefix)."""
+
+    count: int
+    read: bytes
+    chunks: tuple[str, ...]
 
 
 class Rows:
@@ -42,10 +52,44 @@ class Rows:
     def __len__(self) -> int:
         return len(self.read)
 
-    def iter_ids(self) -> Iterator[str]:
+    def iter_ids(self, start: int = 0) -> Iterator[str]:
+        """The ids in order, from entry `start` on."""
         for chunk in self._id_chunks:
+            if start:
+                n = chunk.count(ID_SEP) + 1
+                if start >= n:
+                    start -= n
+                    continue
+                yield from chunk.split(ID_SEP)[start:]
+                start = 0
+                continue
             yield from chunk.split(ID_SEP)
-        yield from self._pending
+        yield from self._pending[start:]
+
+    def prefix(self) -> Prefix:
+        """What `extends` compares, without holding on to these rows (or their bytes)."""
+        self.seal()
+        return Prefix(len(self), bytes(self.read), tuple(self._id_chunks))
+
+    def extends(self, other: Prefix) -> bool:
+        """Are `other`'s ids and read flags, in order, the first of ours (a file that only
+        grew)? Cheap: the read flags compare as bytes, the ids a joined chunk at a time."""
+        n = other.count
+        if n > len(self) or self.read[:n] != other.read:
+            return False
+        self.seal()
+        mine, theirs = self._id_chunks, other.chunks
+        if len(theirs) > len(mine):
+            return False
+        last = len(theirs) - 1
+        for i, chunk in enumerate(theirs):
+            if mine[i] == chunk:
+                continue
+            # the last chunk may have been topped up since (seal), never changed
+            if i == last and mine[i].startswith(chunk) and mine[i][len(chunk)] == ID_SEP:
+                continue
+            return False
+        return True
 
     @property
     def ids(self) -> list[str]:

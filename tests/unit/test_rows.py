@@ -83,3 +83,49 @@ def test_a_rewrite_is_parsed_whole() -> None:
 def test_a_msg_id_with_nul_falls_back_to_the_hash_id() -> None:
     e = {**entry(0), "msg_id": "a\x00b"}
     assert CLAUDE.entry_id(e, 0).startswith("c-")
+
+
+def test_ids_from_an_entry_on() -> None:
+    rows = Rows()
+    for i in range(2 * CHUNK + 7):
+        rows.add(f"id-{i}", False, i, (0, 0), {})
+        if i in (5, CHUNK - 1, CHUNK + 3, 2 * CHUNK):
+            rows.seal()
+    rows.add("pending", True, 2 * CHUNK + 7, (0, 0), {})  # not sealed yet
+    every = rows.ids
+    for start in (0, 1, 5, 6, CHUNK - 1, CHUNK, CHUNK + 4, 2 * CHUNK + 7, 2 * CHUNK + 8, 10**6):
+        assert list(rows.iter_ids(start)) == every[start:]
+
+
+def test_extends_only_a_pure_prefix() -> None:
+    old = stringify([entry(i) for i in range(CHUNK + 2)])
+    rows = load_rows(CLAUDE, "user.json", old, "claude:a", "user", lambda m, t: None)
+    grown = load_rows(
+        CLAUDE,
+        "user.json",
+        stringify([entry(i) for i in range(CHUNK + 5)]),
+        "claude:a",
+        "user",
+        lambda m, t: None,
+        rows,
+    )
+    assert grown.extends(rows.prefix()) and rows.extends(rows.prefix())
+    assert not rows.extends(grown.prefix()) and grown.extends(Rows().prefix())
+    # The same ids, one read flag changed; one id changed; one entry fewer in the middle.
+    flagged = [entry(i, read=i == 3) for i in range(CHUNK + 5)]
+    renamed = [entry(i) if i != CHUNK + 1 else entry(10**6) for i in range(CHUNK + 5)]
+    dropped = [entry(i) for i in range(CHUNK + 5) if i != 7]
+    for changed in (flagged, renamed, dropped):
+        other = load_rows(
+            CLAUDE, "user.json", stringify(changed), "claude:a", "user", lambda m, t: None
+        )
+        assert not other.extends(rows.prefix())
+    fresh = load_rows(
+        CLAUDE,
+        "user.json",
+        stringify([entry(i) for i in range(CHUNK + 5)]),
+        "claude:a",
+        "user",
+        lambda m, t: None,
+    )
+    assert fresh.ids == grown.ids and fresh.extends(rows.prefix())  # chunked alike: the same prefix

@@ -22,6 +22,7 @@ periodic rescan's step.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,7 @@ from ...protocol import (
     MemberStateParams,
     PlanEffect,
 )
+from ...rows import Prefix, Rows
 from ...timestamps import epoch
 from ...tracker import Change, Tracker
 from ..core import Outgoing, TeamInboxServer
@@ -50,6 +52,10 @@ from ..core import Outgoing, TeamInboxServer
 RECENT = 400  # messages of a team the states are derived from
 FULL_EVERY = 1.0  # seconds: every team re-derived at least this often (time moves on)
 UNREAD_SCAN = 1000  # undelivered entries looked at in one inbox
+
+
+Ref = weakref.ref[Rows]
+Names = tuple[tuple[str, str], ...]
 
 
 class UnknownRequest(TeamInboxError):
@@ -68,6 +74,14 @@ class TeamView:
         self.evs: list[ms.Event] | None = None
         self.states: dict[str, MemberState] = {}
         self.items: list[AttentionItem] = []
+        # What the last derivation found that the time cannot change, with what it came
+        # from (`evs` first: a new list whenever messages come): reused while all match.
+        self.pending: tuple[list[ms.Event], Names, list[ms.Request]] | None = None
+        self.index: ms.Index | None = None
+        self.wanted: tuple[list[ms.Event], str, set[str]] | None = None
+        self.unanswered: tuple[list[ms.Event], dict[str, int], set[str], Any, list[Any]] | None = (
+            None
+        )
 
     def add(self, msgs: list[Message]) -> None:
         self.msgs.extend(msgs)
@@ -85,6 +99,10 @@ class Attention:
         self.sent_items: list[Any] | None = None
         self.last_full = 0.0
         self.hooked = False
+        # Per inbox, what a scan of its rows found, and which rows (replaced, never changed
+        # in place, on every load; held weakly: not their bytes) as of which prefix.
+        self._unread: dict[tuple[str, str], tuple[Ref, Prefix, list[str], frozenset[str]]] = {}
+        self._flags: dict[tuple[str, str], tuple[Ref, Prefix, set[str], dict[str, int]]] = {}
 
     @property
     def tracker(self) -> Tracker:
@@ -134,7 +152,12 @@ class Attention:
         evs = self.events(team.id, r)
         v = self.view(team.id)
         inbox_owner = _owner(team)
-        requests = ms.pending(evs, inbox_owner)
+        names = tuple((m.inbox, m.name) for m in team.members)
+        if v.pending is None or v.pending[0] is not evs or v.pending[1] != names:
+            v.pending = (evs, names, ms.pending(evs, inbox_owner))
+        requests = v.pending[2]
+        if v.index is None or v.index.evs is not evs:
+            v.index = ms.Index(evs)
         now = time.time()
         states: dict[str, MemberState] = {}
         for m in team.members:
@@ -153,9 +176,9 @@ class Attention:
                 oldest_undelivered=oldest,
                 idles=not m.lead,
             )
-            states[m.inbox] = ms.derive(facts, evs, requests, now, self.stall_seconds)
+            states[m.inbox] = ms.derive(facts, evs, requests, now, self.stall_seconds, v.index)
         v.states = states
-        v.items = self._items(team, r, evs, requests, states)
+        v.items = self._items(team, r, v, evs, requests, states)
         return states
 
     def _undelivered(
@@ -167,17 +190,57 @@ class Attention:
             return frozenset(), None
         rows = state.rows
         first = rows.read.find(0)
-        ids: list[str] = []
-        for i, (rid, read) in enumerate(zip(rows.iter_ids(), rows.read, strict=True)):
-            if i >= first and not read:
-                ids.append(rid)
-                if len(ids) >= UNREAD_SCAN:
-                    break
+        ids = self._first_unread((tid, inbox), rows)
         try:
             oldest = epoch(rows.message(state.fmt, first, tid, inbox).timestamp)
         except Exception:  # an entry that no longer parses: no age to tell
             oldest = None
-        return frozenset(ids), oldest
+        return ids, oldest
+
+    def _first_unread(self, key: tuple[str, str], rows: Rows) -> frozenset[str]:
+        """The first UNREAD_SCAN unread ids; kept per inbox, as its rows only grow
+        (a pure append) the scan goes on from where it stopped, not from the start."""
+        hit = self._unread.get(key)
+        if hit is not None and hit[0]() is rows:
+            return hit[3]
+        ids: list[str] = []
+        start = 0
+        if hit is not None and rows.extends(hit[1]):
+            ids, start = list(hit[2]), hit[1].count
+        if len(ids) < UNREAD_SCAN:
+            flags = memoryview(rows.read)[start:]
+            for rid, read in zip(rows.iter_ids(start), flags, strict=True):
+                if not read:
+                    ids.append(rid)
+                    if len(ids) >= UNREAD_SCAN:
+                        break
+        frozen = frozenset(ids)
+        self._unread[key] = (weakref.ref(rows), rows.prefix(), ids, frozen)
+        return frozen
+
+    def _read_flags(self, key: tuple[str, str], rows: Rows, wanted: set[str]) -> dict[str, int]:
+        """The read flag of each `wanted` id the rows hold (the last, if one is there twice).
+
+        Kept per inbox like _first_unread: after a pure append only the new entries are
+        scanned; an id newly wanted must turn up among them (a new message does), else
+        it might be further up and the whole inbox is scanned again.
+        """
+        hit = self._flags.get(key)
+        if hit is not None and len(hit[2]) <= 4 * RECENT:
+            ref, prefix, checked, found = hit
+            same = ref() is rows
+            if same and wanted <= checked:
+                return found
+            if same or rows.extends(prefix):
+                look = checked | wanted
+                tail = _flags_of(rows, look, prefix.count)
+                if (wanted - checked) <= tail.keys():
+                    found = {**found, **tail}
+                    self._flags[key] = (weakref.ref(rows), rows.prefix(), look, found)
+                    return found
+        found = _flags_of(rows, wanted, 0)
+        self._flags[key] = (weakref.ref(rows), rows.prefix(), set(wanted), found)
+        return found
 
     # --- what needs the person -----------------------------------------------------------
 
@@ -185,6 +248,7 @@ class Attention:
         self,
         team: Team,
         r: Roster | None,
+        v: TeamView,
         evs: list[ms.Event],
         requests: list[ms.Request],
         states: dict[str, MemberState],
@@ -227,18 +291,48 @@ class Attention:
                     )
                 )
         if r is not None:
-            items += self._unanswered(team, r, evs)
+            items += self._unanswered(team, r, v, evs)
         return items
 
-    def _unanswered(self, team: Team, r: Roster, evs: list[ms.Event]) -> list[AttentionItem]:
+    def _unanswered(
+        self, team: Team, r: Roster, v: TeamView, evs: list[ms.Event]
+    ) -> list[AttentionItem]:
         own = r.own_inbox
         state = self.tracker.inboxes.get((team.id, own or ""))
         if own is None or state is None or not len(state.rows):
             return []
         member = r.member(own)
         consumed = member is not None and member.consumed
-        live = dict(zip(state.rows.iter_ids(), state.rows.read, strict=True))
+        if v.wanted is None or v.wanted[0] is not evs or v.wanted[1] != own:
+            v.wanted = (evs, own, {e.msg.id for e in evs if e.inbox == own})
+        live = self._read_flags((team.id, own), state.rows, v.wanted[2])
         seen = self.tracker.history.seen_ids(team.id, own)
+        me = r.identity
+        # Nothing here depends on the time: the same inputs give the same items.
+        key = (
+            own,
+            consumed,
+            me,
+            tuple((m.inbox, m.name) for m in team.members),
+            tuple((m.name, m.inbox) for m in r.members),
+        )
+        memo = v.unanswered
+        if memo is not None and memo[0] is evs and memo[1] is live and memo[2:4] == (seen, key):
+            return list(memo[4])
+        items = self._waiting(team, r, evs, own, consumed, live, seen)
+        v.unanswered = (evs, live, seen, key, items)
+        return list(items)
+
+    def _waiting(
+        self,
+        team: Team,
+        r: Roster,
+        evs: list[ms.Event],
+        own: str,
+        consumed: bool,
+        live: dict[str, int],
+        seen: set[str],
+    ) -> list[AttentionItem]:
         inbox_owner = _owner(team)
         me = r.identity
         last_answer: dict[str, float] = {}
@@ -295,6 +389,9 @@ class Attention:
             if tid not in tracker.rosters:
                 del self.views[tid]
                 self.sent_states.pop(tid, None)
+        for cache in (self._unread, self._flags):
+            for key in [k for k in cache if k not in tracker.inboxes]:
+                del cache[key]
         dirty: set[str] = set()
         for c in changes:
             if c.team in self.views and c.diff.added:
@@ -366,6 +463,12 @@ class Attention:
             said = "approved" if verdict is True else "rejected" if verdict is False else "answered"
             done = f"{answers[-1].sender} {said} this request already"
         return r, m.name, rid, t.format, done
+
+
+def _flags_of(rows: Rows, ids: set[str], start: int) -> dict[str, int]:
+    """The read flags of those of `ids` at entry `start` and after (the last one wins)."""
+    flags = memoryview(rows.read)[start:]
+    return {rid: read for rid, read in zip(rows.iter_ids(start), flags, strict=True) if rid in ids}
 
 
 def _same(name: str) -> str:

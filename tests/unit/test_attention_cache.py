@@ -1,0 +1,170 @@
+"""Member states and attention items kept per inbox (attention.py): a change to an inbox
+changes the answer, whether the file grew (the scan goes on where it stopped) or was
+rewritten (scanned again), and the answer is always the one a fresh derivation gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from support.world import CLAUDE_TEAM, Teams, claude_entry, write_json
+from teaminbox.formats.claude import CLAUDE
+from teaminbox.history import History
+from teaminbox.model import converter
+from teaminbox.protocol import InitializationOptions
+from teaminbox.rows import Rows, load_rows
+from teaminbox.server.core import TeamInboxServer
+from teaminbox.server.features import attention as attention_module
+from teaminbox.server.features.attention import Attention
+from teaminbox.tracker import Tracker
+
+IDLE = "2026-02-09T17:20:00.000Z"
+OLD = "2026-02-09T17:30:00.000Z"  # long past any stall time
+
+
+def attention(tracker: Tracker) -> Attention:
+    server = SimpleNamespace(tracker=tracker, options=InitializationOptions())
+    return Attention(cast(TeamInboxServer, server))
+
+
+class World:
+    def __init__(self, teams: Teams, tmp_path: Path) -> None:
+        self.teams = teams
+        self.tracker = Tracker(teams.settings, History(str(tmp_path / "history.db")))
+        self.att = attention(self.tracker)
+        self.step()
+
+    def step(self) -> tuple[dict[str, Any], list[Any]]:
+        """Scan and publish, as the server does; (states by member, attention items)."""
+        changed, changes = self.tracker.scan()
+        self.att.publish(changed, changes)
+        team = self.tracker.find(CLAUDE_TEAM)
+        got = ({m.name: m.state for m in team.members}, self.att.all_items())
+        # The same answer as an Attention that never saw the inboxes before.
+        hooks = self.tracker.team_hooks
+        saved = list(hooks)
+        fresh = attention(self.tracker)
+        try:
+            hooks.clear()
+            fresh.publish(True, [])  # hooks itself in
+            again = self.tracker.find(CLAUDE_TEAM)
+        finally:
+            hooks[:] = saved
+        assert got[0] == {m.name: m.state for m in again.members}
+        assert converter.unstructure(got[1]) == converter.unstructure(fresh.all_items())
+        return got
+
+    def rows(self, inbox: str) -> Any:
+        return self.tracker.inboxes[(self.tracker.resolve(CLAUDE_TEAM), inbox)].rows
+
+
+def entries(path: Path) -> list[dict[str, Any]]:
+    value: list[dict[str, Any]] = json.loads(path.read_bytes())
+    return value
+
+
+def stalled(items: list[Any]) -> list[int]:
+    return [
+        i.count for i in items if (i.kind, i.team, i.member) == ("stalled", "claude:alpha", "coder")
+    ]
+
+
+def test_a_stalled_member_follows_its_inbox(teams: Teams, tmp_path: Path) -> None:
+    # coder said something (the world's lead inbox), then went idle: not working
+    lead = teams.cinbox("team-lead")
+    idle = {"type": "idle_notification", "from": "coder", "idleReason": "available"}
+    write_json(lead, [*entries(lead), claude_entry("coder", json.dumps(idle), IDLE, read=True)])
+    w = World(teams, tmp_path)
+    inbox = teams.cinbox("coder")
+    write_json(inbox, [claude_entry("team-lead", "first", OLD, read=False, msg_id="c-1")])
+    states, items = w.step()
+    assert (
+        states["coder"].kind == "stalled" and states["coder"].detail == "1 message waiting unread"
+    )
+    assert stalled(items) == [1]
+
+    # Pure appends: the scan goes on from where it stopped, and sees them.
+    for n, mid in ((2, "c-2"), (3, "c-3")):
+        before = w.rows("coder").prefix()
+        write_json(inbox, [*entries(inbox), claude_entry("team-lead", mid, OLD, msg_id=mid)])
+        states, items = w.step()
+        assert w.rows("coder").extends(before)
+        assert states["coder"].kind == "stalled"
+        assert states["coder"].detail == f"{n} messages waiting unread"
+        assert stalled(items) == [n]
+
+    # Taken in (read: true): no longer stalled.
+    write_json(inbox, [{**e, "read": True} for e in entries(inbox)])
+    states, items = w.step()
+    assert states["coder"].kind != "stalled"
+    assert stalled(items) == []
+
+
+def test_an_unanswered_message_follows_the_persons_inbox(teams: Teams, tmp_path: Path) -> None:
+    w = World(teams, tmp_path)
+    inbox = teams.cinbox("user")
+    ts = ("2026-02-09T18:00:00.000Z", "2026-02-09T18:01:00.000Z")
+    write_json(inbox, [claude_entry("researcher", "a question", ts[0], read=False, msg_id="u-1")])
+    _, items = w.step()
+    assert [(i.kind, i.member, i.count) for i in items if i.kind == "unanswered"] == [
+        ("unanswered", "researcher", 1)
+    ]
+
+    before = w.rows("user").prefix()
+    write_json(inbox, [*entries(inbox), claude_entry("researcher", "and another", ts[1])])
+    _, items = w.step()
+    assert w.rows("user").extends(before)
+    assert [i.count for i in items if i.kind == "unanswered"] == [2]
+
+    # Read in the person's own file: nothing waits any more.
+    write_json(inbox, [{**e, "read": True} for e in entries(inbox)])
+    _, items = w.step()
+    assert not [i for i in items if i.kind == "unanswered"]
+
+
+def test_read_flags_scan_only_what_they_must(
+    teams: Teams, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = World(teams, tmp_path)
+    starts: list[int] = []
+    real = attention_module._flags_of
+
+    def spy(rows: Rows, ids: set[str], start: int) -> dict[str, int]:
+        starts.append(start)
+        return real(rows, ids, start)
+
+    monkeypatch.setattr(attention_module, "_flags_of", spy)
+
+    def load(n: int, grown: Rows | None = None) -> Rows:
+        data = json.dumps(
+            [claude_entry("a", f"m{i}", OLD, read=i % 2 == 1, msg_id=f"m{i}") for i in range(n)],
+            indent=2,
+        ).encode()
+        return load_rows(CLAUDE, "x.json", data, "t", "x", lambda m, t: None, grown)
+
+    def flags(rows: Rows, wanted: set[str]) -> dict[str, int]:
+        got = w.att._read_flags(("t", "x"), rows, wanted)
+        return {k: v for k, v in got.items() if k in wanted}  # it may hold more
+
+    one = load(3)
+    assert flags(one, {"m1", "m9"}) == {"m1": 1}
+    assert starts == [0]
+    assert flags(one, {"m1"}) == {"m1": 1} and starts == [0]  # kept
+    # the same rows, an id more wanted: it may be anywhere, so a full scan
+    assert flags(one, {"m0", "m1"}) == {"m0": 0, "m1": 1}
+    assert starts == [0, 3, 0]
+    # grown: the new id is among the new entries, only they are scanned
+    two = load(5, one)
+    assert two.extends(one.prefix())
+    starts.clear()
+    assert flags(two, {"m1", "m4"}) == {"m1": 1, "m4": 0}
+    assert starts == [3]
+    # grown again, and an old id wanted that was never looked for: a full scan
+    three = load(6, two)
+    starts.clear()
+    assert flags(three, {"m2", "m5"}) == {"m2": 0, "m5": 1}
+    assert starts == [5, 0]
