@@ -53,9 +53,7 @@ class Framer:
     """LSP base-protocol frames (`Content-Length: N`, a blank line, N bytes) from a byte
     stream; after a bad frame, skips to the next `Content-Length:` header."""
 
-    def __init__(
-        self, limit: int = MAX_FRAME, report: Callable[[str], None] | None = None
-    ) -> None:
+    def __init__(self, limit: int = MAX_FRAME, report: Callable[[str], None] | None = None) -> None:
         self.buf = bytearray()
         self.limit = limit
         self._report = report or (lambda msg: log.error("%s", msg))
@@ -107,8 +105,7 @@ class Framer:
             lied = _EMBEDDED.search(self.buf, max(start, self._checked - 64), stop)
             if lied is not None:
                 self._skip(
-                    f"Content-Length {length}, but a new header after"
-                    f" {lied.start() - start} bytes",
+                    f"Content-Length {length}, but a new header after {lied.start() - start} bytes",
                     lied.start(),
                 )
                 continue
@@ -405,9 +402,7 @@ class TcpServer:
             await self.done.wait()
 
 
-def start_tcp(
-    server: TeamInboxServer, host: str, port: int, token_file: str | None = None
-) -> int:
+def start_tcp(server: TeamInboxServer, host: str, port: int, token_file: str | None = None) -> int:
     """Serve one authenticated TCP client at a time; ends when that client leaves."""
     given = given_token(token_file)
     token = given or secrets.token_urlsafe(32)
