@@ -166,8 +166,9 @@ class HoldClock:
     """Times our lock from mkdir succeeding to rmdir done, with the steps in between.
 
     Installed by monkeypatching the bench process's teaminbox (store and locks
-    are not edited): DirLock._create marks the acquisition, PeerLock.release
-    the end, and the store's helpers mark the steps taken under the lock.
+    are not edited): DirLock._create marks the acquisition, DirLock._remove the
+    end (the path is free for a peer), PeerLock.release the return to the writer, and
+    the store's helpers mark the steps taken under the lock.
     """
 
     def __init__(self) -> None:
@@ -184,6 +185,7 @@ class HoldClock:
     def install(self) -> None:
         clock = self
         orig_create = DirLock._create
+        orig_remove = DirLock._remove
         orig_release = PeerLock.release
         orig_verify = PeerLock.verify
         # Under the lock the store re-reads the file (`_read_bytes`), or (later stores) only
@@ -199,6 +201,10 @@ class HoldClock:
         def create(self: DirLock) -> None:
             orig_create(self)
             clock._marks = {"acquired": time.perf_counter()}
+
+        def remove(self: DirLock) -> None:
+            orig_remove(self)
+            clock._mark("removed")  # the path is free: a peer's mkdir succeeds from here
 
         def release(self: PeerLock) -> None:
             clock._mark("release_start")
@@ -240,6 +246,7 @@ class HoldClock:
             clock._mark("verified")
 
         DirLock._create = create  # type: ignore[method-assign]
+        DirLock._remove = remove  # type: ignore[method-assign]
         PeerLock.release = release  # type: ignore[method-assign]
         PeerLock.verify = verify  # type: ignore[method-assign]
         setattr(store, read_name, read_bytes)
@@ -255,7 +262,7 @@ class HoldClock:
         if not m or "released" not in m:
             return
         self.appends += 1
-        self.holds.append((m["released"] - m["acquired"]) * 1000)
+        self.holds.append((m.get("removed", m["released"]) - m["acquired"]) * 1000)
         if "redo" in m:
             self.redone += 1
         seq = [
@@ -267,7 +274,9 @@ class HoldClock:
             ("rename", "lock_verified", "renamed"),
             ("fsync dir", "renamed", "dir_fsynced"),
             ("verify file", "dir_fsynced", "verified"),
-            ("release", "release_start", "released"),
+            # until the lock dir is gone (what a peer waits for), and all of release()
+            ("release", "release_start", "removed"),
+            ("release()", "release_start", "released"),
         ]
         for name, a, b in seq:
             if a in m and b in m:
@@ -604,6 +613,7 @@ OUR_STEPS = [
     "fsync dir",
     "verify file",
     "release",
+    "release()",
 ]
 NODE_STEPS = ["read", "parse", "stringify", "write", "rename", "release"]
 

@@ -9,7 +9,9 @@ the one it made, so a peer that broke it early never sees a lost update.
 The holder keeps a descriptor on the lock it made: that inode cannot be
 reused while it is open, so "the lock at the path is still ours" is an
 inode comparison that no replacement can fool, and a refresh (futimens on
-the descriptor) can only ever touch our own lock, never a peer's.
+the descriptor) can only ever touch our own lock, never a peer's. It is
+closed after the lock is removed: with it open, rmdir or unlink only unlinks,
+and freeing the inode, the slow part, waits until peers can take the lock.
 
 Anything else at the lock path (a symlink, dangling or not, a FIFO...) is
 neither peer's lock: it counts as held by someone unknown and is never
@@ -105,12 +107,12 @@ class PeerLock:
             self._fd, self._ident = fd, (st.st_dev, st.st_ino)
             self.acquired_at = time.monotonic()
 
-    def _let_go(self) -> None:
-        """Forget the lock (mutex held); the caller has removed it or lost it."""
+    def _let_go(self) -> int | None:
+        """Forget the lock (mutex held); returns the descriptor, for the caller to close
+        once it has removed the lock (or found it lost)."""
         self._ident = None
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
-            os.close(fd)
+        fd, self._fd = self._fd, None
+        return fd
 
     def acquire(self) -> PeerLock:
         """Take the lock, waiting up to `timeout`. Every pass through the loop either
@@ -240,21 +242,26 @@ class PeerLock:
 
     def release(self) -> None:
         _refresher.discard(self)
-        with self._mutex:
-            mine = self.is_mine()
-            self._let_go()
-            if mine:
-                try:
-                    self._remove()
-                except FileNotFoundError:
-                    pass
+        fd = None
+        try:
+            with self._mutex:
+                mine = self.is_mine()
+                fd = self._let_go()
+                if mine:
+                    try:
+                        self._remove()
+                    except FileNotFoundError:
+                        pass
+        finally:
+            _close_after_removal(fd)
 
     def _abandon(self) -> None:
         """release() for a dying process: waits a little for a commit in progress."""
         got = self._mutex.acquire(timeout=2.0)
+        fd = None
         try:
             mine = self.is_mine()
-            self._let_go()
+            fd = self._let_go()
             if mine:
                 self._remove()
         except OSError:
@@ -262,6 +269,7 @@ class PeerLock:
         finally:
             if got:
                 self._mutex.release()
+            _close_after_removal(fd)
 
     def __enter__(self) -> PeerLock:
         return self.acquire()
@@ -273,6 +281,17 @@ class PeerLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _close_after_removal(fd: int | None) -> None:
+    """Close the descriptor on a lock only once the path is free: while it is open, rmdir
+    or unlink only unlinks, and freeing the inode (tens of microseconds on ext4, far more
+    while the journal is busy) happens here, when peers can already take the lock."""
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 class DirLock(PeerLock):
