@@ -34,7 +34,7 @@ from .errors import (
 from .formats import InboxFormat
 from .history import History
 from .model import Member, Message, Problem, Team, converter
-from .rows import Rows, load_rows
+from .rows import Rows, load_rows, steady_malloc
 from .tasks import Boards
 
 log = logging.getLogger("teaminbox")
@@ -94,6 +94,7 @@ def delivery_of(m: Message, member: Member | None) -> str | None:
 
 class Tracker:
     def __init__(self, settings: Settings, history: History) -> None:
+        steady_malloc()  # big inboxes' bytes come and go: see rows.steady_malloc
         self.settings = settings
         self.history = history
         # First loads of inboxes bigger than this are not done in refresh but queued in
