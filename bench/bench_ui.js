@@ -13,26 +13,18 @@ const readline = require('readline');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 
 const VIEW = '[id="workbench.view.extension.teamInbox"]';
-let browser, context, page;
+let browser, context, page, cdp;
 
 // Installed before the workbench loads: when the pointer went down on the icon, when the first
 // team row appeared.
 function initScript(view) {
   const now = () => performance.timeOrigin + performance.now();
-  // Every websocket frame (time, direction, size, whether it holds the armed text): where a row's
-  // time goes between the extension host and the window.
+  // Each websocket frame while a row is awaited (time, direction, its data, kept as is): where a
+  // row's time goes between the extension host and the window. Decoded only after the row showed,
+  // so that the bookkeeping stays off the path it measures.
   window.__tiFrames = [];
-  const dec = new TextDecoder('latin1');
   const note = (dir, data) => {
-    const frame = { t: now(), dir, size: 0, hit: false };
-    const want = window.__tiText;
-    const check = text => { frame.size = text.length; frame.hit = !!want && text.includes(want); };
-    if (typeof data === 'string') check(data);
-    else if (data instanceof Blob) { frame.size = data.size; void data.arrayBuffer().then(b => check(dec.decode(new Uint8Array(b)))); }
-    else check(dec.decode(data instanceof ArrayBuffer ? new Uint8Array(data) : data));
-    const f = window.__tiFrames;
-    f.push(frame);
-    if (f.length > 4000) f.splice(0, 2000);
+    if (window.__tiArmedAt && !window.__tiDone) window.__tiFrames.push({ t: now(), dir, data });
   };
   const Ws = window.WebSocket;
   window.WebSocket = class extends Ws {
@@ -81,11 +73,14 @@ const commands = {
       const now = () => performance.timeOrigin + performance.now();
       const root = document.querySelector(view);
       window.__tiText = text;
+      window.__tiFrames = [];
+      window.__tiDone = false;
       window.__tiArmedAt = now();
       window.__tiHit = new Promise(resolve => {
         const found = () => [...root.querySelectorAll('.monaco-list-row .label-description')].some(d => d.textContent.includes(text));
         const done = () => {
           const domAt = now();
+          window.__tiDone = true;
           obs.disconnect();
           requestAnimationFrame(() => resolve({ domAt, frameAt: now() }));
         };
@@ -100,13 +95,40 @@ const commands = {
   async wait({ ms = 10000 }) {
     return page.evaluate(async ms => {
       const got = await Promise.race([window.__tiHit, new Promise(r => setTimeout(() => r({ timeout: true }), ms))]);
-      got.frames = window.__tiFrames.filter(f => f.t >= window.__tiArmedAt);
+      window.__tiDone = true;
+      const dec = new TextDecoder('latin1');
+      got.frames = await Promise.all(window.__tiFrames.map(async ({ t, dir, data }) => {
+        const bytes = typeof data === 'string' ? data : dec.decode(data instanceof Blob ? await data.arrayBuffer() : data);
+        return { t, dir, size: bytes.length, hit: bytes.includes(window.__tiText) };
+      }));
       return got;
     }, ms);
   },
 
   async rows() {
     return { rows: await page.locator(`${VIEW} .monaco-list-row`).evaluateAll(els => els.map(e => e.textContent.replace(/\s+/g, ' ').trim())) };
+  },
+
+  // the page's CPU profile while writes land: self time by function (where the render goes)
+  async pstart() {
+    cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    await cdp.send('Profiler.start');
+    return { started: true };
+  },
+
+  async pstop() {
+    const { profile } = await cdp.send('Profiler.stop');
+    const self = new Map();
+    const byId = new Map(profile.nodes.map(n => [n.id, n]));
+    const dt = profile.timeDeltas;
+    profile.samples.forEach((id, i) => {
+      const f = byId.get(id).callFrame;
+      const key = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
+      self.set(key, (self.get(key) || 0) + (dt[i + 1] || 0) / 1000);
+    });
+    return { top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60) };
   },
 
   async close() {

@@ -238,7 +238,7 @@ async def bench_rows(
     n: int,
     browser: Browser,
     verbose: bool = False,
-    prefill: int = 0,
+    profile: bool = False,
 ) -> dict[str, Any]:
     """Two passes in the same code-server: the extension's sidecar alone (what a person sees), then
     with the instruments (a second sidecar's client, a bare watchdog) on the same writes."""
@@ -246,20 +246,6 @@ async def bench_rows(
     write_home(home)
     root = home / ".claude" / "teams"
     inboxes = root / "alpha" / "inboxes"
-    for _, inbox, sender in SERIES if prefill else ():
-        path = inboxes / f"{inbox}.json"
-        data = path.read_bytes()
-        for i in range(prefill):
-            entry = {
-                "from": sender,
-                "text": f"earlier message {i}",
-                "summary": f"earlier {i}",
-                "timestamp": "2026-11-30T08:00:00.000Z",
-                "color": "blue",
-                "read": True,
-            }
-            data = bs.append_bytes(data, entry)
-        path.write_bytes(data)
     series: dict[str, dict[str, list[float]]] = {name: {} for name, _, _ in SERIES}
     misses = 0
     offset = time.time() - time.perf_counter()  # perf_counter -> wall clock, as the page reports
@@ -338,7 +324,14 @@ async def bench_rows(
     with CodeServer(home, port, vsix) as cs:
         await asyncio.to_thread(browser.call, "open", url=cs.url)
         await asyncio.sleep(1.0)
+        if profile:
+            await asyncio.to_thread(browser.call, "pstart")
         await run(None, None, "")
+        if profile:
+            top = (await asyncio.to_thread(browser.call, "pstop"))["top"]
+            print("  the page's self time while the rows landed (ms):", flush=True)
+            for name, ms in top:
+                print(f"    {ms:8.1f}  {name}", flush=True)
         session = bs.Session()
         for name in NOTIFICATIONS:
             if name not in session.client.protocol.fm.features:
@@ -548,9 +541,7 @@ async def main() -> None:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="print every sample")
-    ap.add_argument(
-        "--prefill", type=int, default=0, help="read messages already in each measured inbox"
-    )
+    ap.add_argument("--profile", action="store_true", help="the page's CPU profile of the rows")
     args = ap.parse_args()
     t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-ui-"))
@@ -575,7 +566,7 @@ async def main() -> None:
             fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
             print(" (a) a peer's write -> the row", flush=True)
             rows = await bench_rows(
-                base / label, v, args.port, args.n, browser, args.verbose, args.prefill
+                base / label, v, args.port, args.n, browser, args.verbose, args.profile
             )
             runs[label] = {"fresh": fresh, "rows": rows, "load": (before, loadavg())}
         text = render(runs, args, time.perf_counter() - t0, (load0, loadavg()))

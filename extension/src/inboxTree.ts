@@ -19,6 +19,7 @@ const ITEM_SCHEME = 'teaminbox-item';
 const ROOT = '';
 const ATTENTION_ID = 'group:attention';
 const ENDED_ID = 'group:ended';
+const BADGE_DELAY_MS = 50;
 const STARTING = 'Starting the sidecar: these are the teams as they were last time.';
 
 export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
@@ -33,6 +34,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   readonly refreshes = { root: 0, team: 0, inbox: 0, conversation: 0, attention: 0 };
   readonly redrawn: string[] = [];
   private view: vscode.TreeView<TreeNode> | undefined;
+  private badgeTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly cache: MessageCache, private readonly sidecar: SidecarPort, private readonly log: (line: string) => void = () => undefined) {
@@ -253,8 +255,14 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     return made;
   }
 
-  /** The badge: unread messages to the person plus what needs their attention. */
+  /** The badge: unread messages to the person plus what needs their attention. Drawn a moment
+   * after the change that moved it: the window draws the new row first, and a burst moves it once. */
   updateBadge(): void {
+    if (this.badgeTimer) return;
+    this.badgeTimer = setTimeout(() => { this.badgeTimer = undefined; this.drawBadge(); }, BADGE_DELAY_MS);
+  }
+
+  private drawBadge(): void {
     if (!this.view) return;
     const unread = this.cache.unread, attention = this.cache.attention.length;
     const n = unread + attention;
@@ -319,6 +327,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   }
 
   dispose(): void {
+    if (this.badgeTimer) clearTimeout(this.badgeTimer);
     this.subscriptions.forEach(s => s.dispose());
     this.emitter.dispose();
   }
