@@ -52,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   // the last session's teams, drawn until the sidecar's first answer
   const memo = new TeamsMemo(vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'last-teams.json').fsPath, line => log.warn(line));
   const last = memo.read();
-  if (last) cache.seed(last);
+  if (last?.length) cache.seed(last);
   // start now and ask for the teams as soon as it runs: the view's first getChildren joins this
   void sidecar.start();
   void cache.loadTeams().catch(() => undefined);

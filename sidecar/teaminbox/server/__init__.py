@@ -27,6 +27,7 @@ def parse_tcp(spec: str) -> tuple[str, int]:
 
 def serve(tcp: str | None = None, token_file: str | None = None) -> int:
     """Serve over stdio, or over TCP (one client with the token); the exit code."""
+    from .. import codecache
     from . import transport
 
     logging.basicConfig(
@@ -40,6 +41,7 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
     from .. import __version__
 
     server = build()
+    codecache.save()  # every class is defined by now
     if tcp:
         host, port = parse_tcp(tcp)
         return transport.start_tcp(server, host, port, token_file)

@@ -1,0 +1,107 @@
+"""A bytecode cache for the methods attrs generates, as Python keeps .pyc files for modules.
+
+attrs writes each class's `__init__`, `__eq__`, `__repr__`... as source text and
+compiles it when the class is defined. lsprotocol (under pygls) defines ~630 such
+classes: compiling them is ~150 ms of the sidecar's ~600 ms start on a quiet core.
+The code is kept, keyed by its exact source text and file name, in the folder
+Python keeps bytecode in for us (`sys.pycache_prefix`, which the extension sets),
+and reused on the next start. Without that folder, or with an attrs whose internals
+differ, nothing changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import marshal
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("teaminbox")
+
+MAX_BYTES = 32 * 1024 * 1024  # a bigger file is not ours: ignored
+
+
+class CodeCache:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.codes: dict[bytes, Any] = {}
+        self.used: dict[bytes, Any] = {}
+        self.hits = self.misses = 0
+        try:
+            if path.is_file() and path.stat().st_size <= MAX_BYTES:
+                loaded = marshal.loads(path.read_bytes())
+                if isinstance(loaded, dict):
+                    self.codes = loaded
+        except Exception:  # unreadable, or another Python's: start afresh
+            self.codes = {}
+
+    def compile(self, script: str, filename: str) -> Any:
+        key = hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).digest()
+        code = self.codes.get(key)
+        if code is None:
+            code = compile(script, filename, "exec")
+            self.misses += 1
+        else:
+            self.hits += 1
+        self.used[key] = code
+        return code
+
+    def save(self) -> None:
+        """Writes what this start used (so the file never grows past one start's worth) when it
+        compiled anything; a temp file, then a rename."""
+        if not self.misses:
+            return
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(marshal.dumps(self.used))
+            os.replace(tmp, self.path)
+        except OSError as err:
+            log.debug("attrs code cache not written: %s", err)
+            tmp.unlink(missing_ok=True)
+
+
+_installed: CodeCache | None = None
+
+
+def save() -> None:
+    """Writes the installed cache: the server calls it once its imports are done (only the
+    server, so that a CLI command's few classes never replace the server's set)."""
+    if _installed is not None:
+        _installed.save()
+
+
+def install(prefix: str | None = None) -> CodeCache | None:
+    """Routes attrs' compiles through a cache under `prefix` (default `sys.pycache_prefix`).
+    Call it before anything defines attrs classes."""
+    global _installed
+    if _installed is not None:
+        return _installed
+    prefix = prefix or sys.pycache_prefix
+    if not prefix or sys.dont_write_bytecode:
+        return None
+    try:
+        import attr
+        import attr._make as make
+    except ImportError:
+        return None
+    if not callable(getattr(make, "_compile_and_eval", None)):
+        return None
+    tag = f"{sys.implementation.cache_tag}-attrs-{attr.__version__}"
+    cache = CodeCache(Path(prefix) / "teaminbox" / f"attrs-code.{tag}.marshal")
+
+    def compile_and_eval(
+        script: str,
+        globs: dict[str, Any] | None,
+        locs: Mapping[str, object] | None = None,
+        filename: str = "",
+    ) -> None:
+        eval(cache.compile(script, filename), globs, locs)
+
+    make._compile_and_eval = compile_and_eval
+    _installed = cache
+    return cache

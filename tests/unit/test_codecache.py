@@ -1,0 +1,112 @@
+"""The cache of attrs' generated code (codecache.py): a second start compiles nothing, the
+classes it makes behave as attrs' own, and a bad cache file costs only the cache."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
+
+# A fresh interpreter each time (attrs classes are defined once per process): install the
+# cache, define classes like lsprotocol's and ours, use them, save, report.
+SCRIPT = r"""
+import json, sys
+sys.path.insert(0, SIDECAR)
+from teaminbox import codecache
+cache = codecache.install(PREFIX)
+import attrs
+
+@attrs.frozen
+class Position:
+    line: int
+    character: int = 0
+
+@attrs.define
+class Range:
+    start: Position
+    end: Position = attrs.field(factory=lambda: Position(0))
+
+r = Range(Position(1, 2))
+checks = {
+    "repr": repr(r),
+    "eq": r == Range(Position(1, 2)) and r != Range(Position(1, 3)),
+    "hash": hash(r.start) == hash(Position(1, 2)),
+    "default": r.end == Position(0, 0),
+}
+try:
+    r.start.line = 5
+    checks["frozen"] = False
+except attrs.exceptions.FrozenInstanceError:
+    checks["frozen"] = True
+codecache.save()
+print(json.dumps({"installed": cache is not None, "hits": cache.hits if cache else 0,
+                  "misses": cache.misses if cache else 0, **checks}))
+"""
+
+
+def run(prefix: Path | None, **env: str) -> dict[str, object]:
+    script = SCRIPT.replace("SIDECAR", repr(str(SIDECAR))).replace(
+        "PREFIX", repr(str(prefix)) if prefix else "None"
+    )
+    e = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**e, **env}, check=True
+    )
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+def cache_file(prefix: Path) -> Path:
+    files = list((prefix / "teaminbox").glob("attrs-code.*.marshal"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def test_the_second_start_compiles_nothing_and_the_classes_behave(tmp_path: Path) -> None:
+    first = run(tmp_path)
+    assert first["installed"] and first["misses"] and not first["hits"]
+    assert cache_file(tmp_path).stat().st_size > 0
+    second = run(tmp_path)
+    # Range's code is reused; Position's is hashable, and attrs puts a per-process seed into
+    # its __hash__: that source differs each start, so it is compiled anew (correctly)
+    assert first["misses"] == 2 and second["hits"] == 1 and second["misses"] == 1
+    for r in (first, second):
+        assert (
+            r["repr"]
+            == "Range(start=Position(line=1, character=2), end=Position(line=0, character=0))"
+        )
+        assert r["eq"] and r["hash"] and r["default"] and r["frozen"]
+
+
+def test_the_file_holds_one_start_worth_only(tmp_path: Path) -> None:
+    for _ in range(4):  # Position's code is new each start: kept once, not once per start
+        run(tmp_path)
+        assert len(marshal.loads(cache_file(tmp_path).read_bytes())) == 2
+
+
+@pytest.mark.parametrize("garbage", [b"", b"not marshal", b"\xe3" * 100, b"[1, 2]"])
+def test_a_bad_cache_file_is_replaced_not_fatal(tmp_path: Path, garbage: bytes) -> None:
+    run(tmp_path)
+    path = cache_file(tmp_path)
+    path.write_bytes(garbage)
+    again = run(tmp_path)
+    assert again["installed"] and again["misses"] and not again["hits"]
+    assert again["eq"] and again["frozen"]
+    assert run(tmp_path)["hits"] == 1  # rewritten
+
+
+def test_off_without_a_bytecode_folder_or_when_bytecode_is_not_written(tmp_path: Path) -> None:
+    assert run(None)["installed"] is False
+    assert run(tmp_path, PYTHONDONTWRITEBYTECODE="1")["installed"] is False
+    assert not (tmp_path / "teaminbox").exists()
