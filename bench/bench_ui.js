@@ -118,17 +118,24 @@ const commands = {
     return { started: true };
   },
 
-  async pstop() {
+  // only the first `windowMs` of each burst of work after 300 ms of idle (a write's row, mostly)
+  async pstop({ windowMs = 40 } = {}) {
     const { profile } = await cdp.send('Profiler.stop');
     const self = new Map();
     const byId = new Map(profile.nodes.map(n => [n.id, n]));
     const dt = profile.timeDeltas;
+    let t = profile.startTime, lastBusy = -Infinity, burstAt = -Infinity, bursts = 0;
     profile.samples.forEach((id, i) => {
+      t += dt[i];
       const f = byId.get(id).callFrame;
+      if (f.functionName === '(idle)') return;
+      if (t - lastBusy > 300000) { burstAt = t; bursts++; }
+      lastBusy = t;
+      if (t - burstAt > windowMs * 1000) return;
       const key = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
       self.set(key, (self.get(key) || 0) + (dt[i + 1] || 0) / 1000);
     });
-    return { top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60) };
+    return { bursts, top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60) };
   },
 
   async close() {

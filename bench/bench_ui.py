@@ -328,8 +328,12 @@ async def bench_rows(
             await asyncio.to_thread(browser.call, "pstart")
         await run(None, None, "")
         if profile:
-            top = (await asyncio.to_thread(browser.call, "pstop"))["top"]
-            print("  the page's self time while the rows landed (ms):", flush=True)
+            prof = await asyncio.to_thread(browser.call, "pstop")
+            top = prof["top"]
+            print(
+                f"  the page's self time in the first 40 ms of {prof['bursts']} bursts of work (ms):",
+                flush=True,
+            )
             for name, ms in top:
                 print(f"    {ms:8.1f}  {name}", flush=True)
         session = bs.Session()
