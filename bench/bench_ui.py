@@ -445,9 +445,12 @@ def render(
         "",
     ]
     lines += [
-        "Clock starts just before `rename`. `DOM`: a MutationObserver in the page sees a row description holding the"
-        " summary; `frame`: the next animation frame after it. `didChange`: a pygls client of a second sidecar on the"
-        " same folder (bench_server's Session); `watchdog`: a bare Observer in this process (bench_server's BareWatch).",
+        "Clock starts just before `rename`. Two passes in the same code-server: first the extension's sidecar alone"
+        " (what a person sees), then the same number of writes with the instruments running. `DOM`: a MutationObserver"
+        " in the page sees a row description holding the summary; `frame`: the next animation frame after it; the"
+        " frame rows: the page's websocket frames of that write (kept as they came, decoded after the row showed)."
+        " `didChange`: a pygls client of a second sidecar on the same folder (bench_server's Session); `watchdog`: a"
+        " bare Observer in this process (bench_server's BareWatch).",
         "",
         "| build | inbox | measure | n | p50 ms | p90 ms | max ms |",
         "|---|---|---|---|---|---|---|",
@@ -509,19 +512,25 @@ FRESH_COLUMNS = (
 NOTES = """
 ### Where the time goes
 
-- A peer's write, new build: the sidecar's didChange reaches the extension host a few ms after the
-  rename (the `didChange` rows); the cache applies the delta to the inbox's cached page and fires one
-  `onDidChangeTreeData` for that inbox node, with no request to the sidecar. What is left above the
-  didChange is VS Code's own round trip: `$refresh` from the extension host to the window, then
-  `$getChildren` of that inbox back, then the render. The team row (its unread count) is redrawn by
-  a second refresh, which VS Code holds back 200 ms after the first; its re-read of every open inbox
-  under the team is off the path. The old build waited 50 ms, redrew the tree from the root and
-  asked the sidecar again for the teams and every open inbox.
-- A fresh window: most of it is the Python sidecar's own start (importing pygls and lsprotocol is
-  about 1 s of CPU here), then its first scan. The new build spawns it from activate() at once (a
-  ~100 KB bundle on vscode-jsonrpc) and caches the bundled libraries' bytecode in its global storage;
-  the old one loaded vscode-languageclient (405 KB) first and started Python twice (a probe, then the
-  server).
+- A peer's write, new build, frame by frame (the websocket rows above): the sidecar sees the rename
+  through inotify at once and hands the hint to its event loop on the next turn (no timer), reads
+  and diffs the inbox, and sends `didChange` before any other publisher's work (attention, member
+  states). The extension applies the delta to the cached page and fires one refresh of that inbox
+  node, with no request to the sidecar; VS Code's extension host sends `$refresh` to the window
+  (the first frame in), the window asks `$getChildren` of that inbox (the first frame out), the
+  host answers from the cache (the frame holding the summary), and the window renders the rows.
+  The render is mostly the browser's own style and layout work ("(program)" in `--profile`), not
+  script. The badge and the team row's counts follow (the badge 50 ms later, the team row in VS
+  Code's next refresh, which it holds back 200 ms), off the row's path.
+- "With the instruments": the same writes while a second sidecar (the `didChange` client) and a
+  bare watchdog observer also react to them: on two cores they compete with the extension's own
+  sidecar, the extension host and the browser, which is why the row is measured alone first.
+- A fresh window: the Python sidecar's start is most of it (importing pygls, whose lsprotocol
+  defines ~630 attrs classes). The new build spawns it from activate() at once, keeps the bundled
+  libraries' bytecode and attrs' generated code (codecache.py) in its global storage, and draws
+  the teams it listed last time (collapsed, from a memo in its workspace storage) until the
+  sidecar answers; run 1 has no memo yet. The old build loaded vscode-languageclient first and
+  started Python twice (a probe, then the server).
 - On a busy machine every hop waits for a core: compare builds from the same run, and the
   didChange and watchdog rows beside them.
 """
