@@ -19,6 +19,8 @@ read them. Nothing here touches a file, a clock or the history: the caller passe
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -192,6 +194,7 @@ class Index:
             self._by_sender.setdefault(e.sender, []).append(e)
             self._by_inbox.setdefault(e.inbox, []).append(e)
         self._sent: dict[str, Sent] = {}
+        self.times = sorted(e.ts for e in evs)
 
     def to(self, inbox: str) -> list[Event]:
         return self._by_inbox.get(inbox, [])
@@ -212,6 +215,19 @@ class Sent:
         self.traffic = [e for e in sent if e.type not in NOT_TRAFFIC]
         idles = [e for e in sent if e.type == IDLE]
         self.last_idle = idles[-1] if idles else None
+
+
+MARGIN = 0.001  # seconds: far more than a float's rounding of an epoch time
+
+
+def steady_until(times: list[float], now: float, stall_seconds: float) -> float | None:
+    """Until when `derive` gives what it gives at `now`, as far as these times go (sorted:
+    events' times, oldest undelivered entries'): it compares `now` only with such a time
+    plus stall_seconds. None: one of those instants is too close to `now` to tell."""
+    i = bisect.bisect_right(times, now + MARGIN - stall_seconds)
+    if i > 0 and times[i - 1] + stall_seconds > now - MARGIN:
+        return None
+    return times[i] + stall_seconds - MARGIN if i < len(times) else math.inf
 
 
 def derive(

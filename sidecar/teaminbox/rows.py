@@ -72,6 +72,7 @@ class Rows:
         self._id_chunks: list[str] = []  # ids joined by ID_SEP, up to CHUNK a string
         self._pending: list[str] = []
         self.read = bytearray()
+        self._unread: int | None = None
         self.index = array("q")
         self.starts = array("q")
         self.ends = array("q")
@@ -134,7 +135,11 @@ class Rows:
 
     @property
     def unread(self) -> int:
-        return self.read.count(0)
+        # counted once: rows only change while a load adds to them (add() forgets it);
+        # every `teams` answer and publisher step asks, and 100,000 flags take a while
+        if self._unread is None:
+            self._unread = self.read.count(0)
+        return self._unread
 
     def add(
         self,
@@ -146,6 +151,7 @@ class Rows:
     ) -> None:
         self._pending.append(entry_id)
         self.read.append(1 if read else 0)
+        self._unread = None
         self.index.append(index)
         if self.dicts is None:
             assert span is not None

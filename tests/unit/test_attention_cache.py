@@ -5,6 +5,7 @@ rewritten (scanned again), and the answer is always the one a fresh derivation g
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -12,6 +13,7 @@ from typing import Any, cast
 import pytest
 
 from support.world import CLAUDE_TEAM, Teams, claude_entry, write_json
+from teaminbox import member_state as ms
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.history import History
 from teaminbox.model import converter
@@ -20,6 +22,7 @@ from teaminbox.rows import Rows, load_rows
 from teaminbox.server.core import TeamInboxServer
 from teaminbox.server.features import attention as attention_module
 from teaminbox.server.features.attention import Attention
+from teaminbox.timestamps import epoch
 from teaminbox.tracker import Tracker
 
 IDLE = "2026-02-09T17:20:00.000Z"
@@ -168,3 +171,64 @@ def test_read_flags_scan_only_what_they_must(
     starts.clear()
     assert flags(three, {"m2", "m5"}) == {"m2": 0, "m5": 1}
     assert starts == [5, 0]
+
+
+def test_a_state_kept_while_no_time_it_depends_on_passes(
+    teams: Teams, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lead = teams.cinbox("team-lead")
+    idle = {"type": "idle_notification", "from": "coder", "idleReason": "available"}
+    write_json(lead, [*entries(lead), claude_entry("coder", json.dumps(idle), IDLE, read=True)])
+    write_json(teams.cinbox("coder"), [claude_entry("team-lead", "new work", OLD, msg_id="c-1")])
+    sent = epoch(OLD)
+    assert sent is not None
+    clock = [sent + 1.0]
+    monkeypatch.setattr(attention_module.time, "time", lambda: clock[0])
+    w = World(teams, tmp_path)
+    stall = w.att.stall_seconds
+    view = w.att.view("claude:alpha")
+    # young and unread: taken in soon, so coder works on it
+    assert w.step()[0]["coder"].kind == "working"
+    kept = view.derived
+    assert kept is not None
+    clock[0] = sent + stall - 1.0  # nothing crossed: the answer is kept, not derived again
+    assert w.step()[0]["coder"].kind == "working"
+    assert view.derived is kept
+    clock[0] = sent + stall + 1.0  # the message is now past the stall time, still unread
+    states, items = w.step()
+    assert states["coder"].kind == "stalled" and stalled(items) == [1]
+    assert view.derived is not kept
+    clock[0] = sent + stall - 10.0  # the clock went back: derived again, as fresh
+    assert w.step()[0]["coder"].kind == "working"
+
+
+def test_steady_until() -> None:
+    times = [100.0, 200.0, 300.0]
+    assert ms.steady_until(times, 150.0, 10.0) == pytest.approx(210.0 - ms.MARGIN)
+    assert ms.steady_until(times, 400.0, 10.0) == math.inf
+    assert ms.steady_until([], 400.0, 10.0) == math.inf
+    assert ms.steady_until(times, 210.0, 10.0) is None  # right at one: no telling
+    assert ms.steady_until(times, 50.0, 10.0) == pytest.approx(110.0 - ms.MARGIN)
+
+
+def test_the_oldest_unread_follows_the_inbox(teams: Teams, tmp_path: Path) -> None:
+    lead = teams.cinbox("team-lead")
+    idle = {"type": "idle_notification", "from": "coder", "idleReason": "available"}
+    write_json(lead, [*entries(lead), claude_entry("coder", json.dumps(idle), IDLE, read=True)])
+    early = "2026-02-09T17:10:00.000Z"  # before the idle notification
+    inbox = teams.cinbox("coder")
+    write_json(
+        inbox,
+        [
+            claude_entry("team-lead", "early", early, read=False, msg_id="c-0"),
+            claude_entry("team-lead", "late", OLD, read=False, msg_id="c-1"),
+        ],
+    )
+    w = World(teams, tmp_path)
+    states, _ = w.step()
+    assert (states["coder"].kind, states["coder"].since) == ("stalled", epoch(early))
+    # the early one taken in (before its idle note: still idle), the late one waits
+    write_json(inbox, [{**entries(inbox)[0], "read": True}, entries(inbox)[1]])
+    states, items = w.step()
+    assert (states["coder"].kind, states["coder"].since) == ("stalled", epoch(OLD))
+    assert stalled(items) == [1]

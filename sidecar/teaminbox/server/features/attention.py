@@ -78,6 +78,8 @@ class TeamView:
         # from (`evs` first: a new list whenever messages come): reused while all match.
         self.pending: tuple[list[ms.Event], Names, list[ms.Request]] | None = None
         self.index: ms.Index | None = None
+        # (evs, inputs, derived at, valid until, states): derive's last answer
+        self.derived: tuple[list[ms.Event], Any, float, float, dict[str, MemberState]] | None = None
         self.wanted: tuple[list[ms.Event], str, set[str]] | None = None
         self.unanswered: tuple[list[ms.Event], dict[str, int], set[str], Any, list[Any]] | None = (
             None
@@ -103,6 +105,7 @@ class Attention:
         # in place, on every load; held weakly: not their bytes) as of which prefix.
         self._unread: dict[tuple[str, str], tuple[Ref, Prefix, list[str], frozenset[str]]] = {}
         self._flags: dict[tuple[str, str], tuple[Ref, Prefix, set[str], dict[str, int]]] = {}
+        self._oldest: dict[tuple[str, str], tuple[Ref, int, float | None]] = {}
 
     @property
     def tracker(self) -> Tracker:
@@ -159,24 +162,37 @@ class Attention:
         if v.index is None or v.index.evs is not evs:
             v.index = ms.Index(evs)
         now = time.time()
-        states: dict[str, MemberState] = {}
+        stall = self.stall_seconds
+        facts: list[ms.Facts] = []
         for m in team.members:
             if m.phantom or (m.owned and not m.lead):
                 continue  # nobody's (phantom), or the person's own (Claude's user.json)
             undelivered, oldest = self._undelivered(team.id, m.inbox, m.consumed)
-            facts = ms.Facts(
-                name=m.name,
-                inbox=m.inbox,
-                lead=m.lead,
-                left=m.left,
-                is_active=m.is_active,
-                lead_alive=team.lead_alive,
-                activity=m.activity,
-                undelivered=undelivered,
-                oldest_undelivered=oldest,
-                idles=not m.lead,
+            facts.append(
+                ms.Facts(
+                    name=m.name,
+                    inbox=m.inbox,
+                    lead=m.lead,
+                    left=m.left,
+                    is_active=m.is_active,
+                    lead_alive=team.lead_alive,
+                    activity=m.activity,
+                    undelivered=undelivered,
+                    oldest_undelivered=oldest,
+                    idles=not m.lead,
+                )
             )
-            states[m.inbox] = ms.derive(facts, evs, requests, now, self.stall_seconds, v.index)
+        key = (requests, tuple(facts), stall)
+        memo = v.derived
+        if memo is not None and memo[0] is evs and memo[1] == key and memo[2] <= now < memo[3]:
+            states = dict(memo[4])  # the same facts, and no time they depend on has passed
+        else:
+            states = {f.inbox: ms.derive(f, evs, requests, now, stall, v.index) for f in facts}
+            olds = sorted(f.oldest_undelivered for f in facts if f.oldest_undelivered is not None)
+            until = [ms.steady_until(t, now, stall) for t in (v.index.times, olds)]
+            v.derived = None
+            if None not in until:
+                v.derived = (evs, key, now, min(u for u in until if u is not None), states)
         v.states = states
         v.items = self._items(team, r, v, evs, requests, states)
         return states
@@ -191,10 +207,14 @@ class Attention:
         rows = state.rows
         first = rows.read.find(0)
         ids = self._first_unread((tid, inbox), rows)
+        hit = self._oldest.get((tid, inbox))
+        if hit is not None and hit[0]() is rows and hit[1] == first:
+            return ids, hit[2]
         try:
             oldest = epoch(rows.message(state.fmt, first, tid, inbox).timestamp)
         except Exception:  # an entry that no longer parses: no age to tell
             oldest = None
+        self._oldest[(tid, inbox)] = (weakref.ref(rows), first, oldest)
         return ids, oldest
 
     def _first_unread(self, key: tuple[str, str], rows: Rows) -> frozenset[str]:
@@ -389,7 +409,7 @@ class Attention:
             if tid not in tracker.rosters:
                 del self.views[tid]
                 self.sent_states.pop(tid, None)
-        for cache in (self._unread, self._flags):
+        for cache in (self._unread, self._flags, self._oldest):
             for key in [k for k in cache if k not in tracker.inboxes]:
                 del cache[key]
         dirty: set[str] = set()
