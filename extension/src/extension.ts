@@ -33,6 +33,8 @@ export interface TeamInboxApi {
   maintenance: MaintenanceCommands;
   /** When activate() started (Date.now()): the bench measures from here. */
   activatedAt: number;
+  /** The teams remembered for the next window's first draw. */
+  memo: TeamsMemo;
 }
 
 let current: SidecarClient | undefined;
@@ -88,7 +90,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
   void watchInterpreter(log, () => getSettings().python, () => undefined, restart)
     .then(d => { if (d) context.subscriptions.push(d); }, e => log.warn(`watching the Python interpreter: ${e}`));
-  return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt };
+  return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo };
 }
 
 export function deactivate(): Thenable<void> | undefined {

@@ -391,6 +391,15 @@ test('an ended team moves to the Ended group, stays readable, and Forget drops i
   await poll('the team forgotten', () => !api.cache.team(c.id));
 });
 
+test('the listed teams are remembered for the next window (its first draw)', async () => {
+  const t = await team('claude', { user: [], helper: [] });
+  const remembered = () => JSON.parse(fs.readFileSync(api.memo.file, 'utf8'));
+  const got = await poll('the team in the memo', () => remembered().find(x => x.id === t.id), 20000);
+  const inboxes = got.members.map(m => m.inbox);
+  assert.ok(inboxes.includes('helper') && inboxes.includes('user'), inboxes.join(', '));
+  assert.ok(api.memo.file.includes('teaminbox.team-inbox'), 'in the extension\'s own storage');
+});
+
 test('every contributed command is registered', async () => {
   const all = await vscode.commands.getCommands(true);
   const ext = vscode.extensions.getExtension('teaminbox.team-inbox');
