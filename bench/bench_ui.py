@@ -396,7 +396,10 @@ def render(
     old = runs.get("old")
     for label, r in runs.items():
         lines.append(
-            f"Load average while measuring {label}: {r['load'][0]} before, {r['load'][1]} after."
+            f"Load average while measuring {label}: {r['load'][0]} before, {r['load'][1]} after;"
+            f" the controls before / after: CPU (a fixed JSON round trip, `control_ms`) {r['control'][0]:.1f} /"
+            f" {r['control'][2]:.1f} ms, wakeup (a byte to another process and back from idle, `wakeup_us`)"
+            f" {r['control'][1]:.0f} / {r['control'][3]:.0f} us."
         )
     lines += ["", "### Summary", ""]
     for label, r in runs.items():
@@ -536,6 +539,52 @@ NOTES = """
 """
 
 
+def control_ms() -> float:
+    """A fixed piece of CPU work, median of 7 (ms): the load average misses the host's own
+    neighbours, this does not. Compare runs by it."""
+    doc = [{"from": f"member-{i}", "text": "x" * 200, "read": i % 2 == 0} for i in range(2000)]
+    times = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(5):
+            json.loads(json.dumps(doc))
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+PINGPONG = r"""
+import os, sys
+r, w = int(sys.argv[1]), int(sys.argv[2])
+while (b := os.read(r, 1)) and b != b"q":
+    os.write(w, b)
+"""
+
+
+def wakeup_us() -> float:
+    """Median round trip of one byte to another process and back over pipes (us): how long a
+    process waits to be woken, which is what a row's hops pay. A busy host shows here first."""
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+    child = subprocess.Popen([sys.executable, "-c", PINGPONG, str(r1), str(w2)], pass_fds=(r1, w2))
+    os.close(r1)
+    os.close(w2)
+    times = []
+    try:
+        for i in range(300):
+            t0 = time.perf_counter()
+            os.write(w1, b"x")
+            os.read(r2, 1)
+            if i >= 20:
+                times.append((time.perf_counter() - t0) * 1e6)
+            time.sleep(0.002)  # each one from idle, as a write after a quiet spell
+    finally:
+        os.write(w1, b"q")
+        child.wait(10)
+        os.close(w1)
+        os.close(r2)
+    return statistics.median(times)
+
+
 def loadavg() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -575,13 +624,20 @@ async def main() -> None:
         for label, v in builds.items():
             print(f"{label}: {v}", flush=True)
             before = loadavg()
+            ctl = [control_ms(), wakeup_us()]
             print(" (b) fresh windows", flush=True)
             fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
             print(" (a) a peer's write -> the row", flush=True)
             rows = await bench_rows(
                 base / label, v, args.port, args.n, browser, args.verbose, args.profile
             )
-            runs[label] = {"fresh": fresh, "rows": rows, "load": (before, loadavg())}
+            ctl += [control_ms(), wakeup_us()]
+            runs[label] = {
+                "fresh": fresh,
+                "rows": rows,
+                "load": (before, loadavg()),
+                "control": ctl,
+            }
         text = render(runs, args, time.perf_counter() - t0, (load0, loadavg()))
         print(text)
         if not args.no_write:
