@@ -98,17 +98,13 @@ def test_ids_from_an_entry_on() -> None:
 
 
 def test_extends_only_a_pure_prefix() -> None:
-    old = stringify([entry(i) for i in range(CHUNK + 2)])
-    rows = load_rows(CLAUDE, "user.json", old, "claude:a", "user", lambda m, t: None)
-    grown = load_rows(
-        CLAUDE,
-        "user.json",
-        stringify([entry(i) for i in range(CHUNK + 5)]),
-        "claude:a",
-        "user",
-        lambda m, t: None,
-        rows,
-    )
+    def load(entries: list[dict[str, object]], prev: Rows | None = None) -> Rows:
+        return load_rows(
+            CLAUDE, "user.json", stringify(entries), "claude:a", "user", lambda m, t: None, prev
+        )
+
+    rows = load([entry(i) for i in range(CHUNK + 2)])
+    grown = load([entry(i) for i in range(CHUNK + 5)], rows)
     assert grown.extends(rows.prefix()) and rows.extends(rows.prefix())
     assert not rows.extends(grown.prefix()) and grown.extends(Rows().prefix())
     # The same ids, one read flag changed; one id changed; one entry fewer in the middle.
@@ -116,16 +112,6 @@ def test_extends_only_a_pure_prefix() -> None:
     renamed = [entry(i) if i != CHUNK + 1 else entry(10**6) for i in range(CHUNK + 5)]
     dropped = [entry(i) for i in range(CHUNK + 5) if i != 7]
     for changed in (flagged, renamed, dropped):
-        other = load_rows(
-            CLAUDE, "user.json", stringify(changed), "claude:a", "user", lambda m, t: None
-        )
-        assert not other.extends(rows.prefix())
-    fresh = load_rows(
-        CLAUDE,
-        "user.json",
-        stringify([entry(i) for i in range(CHUNK + 5)]),
-        "claude:a",
-        "user",
-        lambda m, t: None,
-    )
+        assert not load(changed).extends(rows.prefix())
+    fresh = load([entry(i) for i in range(CHUNK + 5)])
     assert fresh.ids == grown.ids and fresh.extends(rows.prefix())  # chunked alike: the same prefix
