@@ -420,7 +420,7 @@ def render(
         )
         if len(fr) > 1:
             lines.append(
-                f"- {label}, fresh window after a restart (runs 2-{len(fr)}, the last session's teams remembered):"
+                f"- {label}, fresh window after a restart (runs 2-{len(fr)}; the new build draws the last session's teams):"
                 f" activation -> teams p50 {p50('activation_to_teams', fr[1:])} ms, click -> teams p50"
                 f" {p50('click_to_teams', fr[1:])} ms; first start (run 1, nothing remembered): activation -> teams"
                 f" {p50('activation_to_teams', fr[:1])} ms."
