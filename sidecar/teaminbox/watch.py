@@ -22,9 +22,6 @@ from .formats import InboxFormat
 from .tasks import board_hint
 
 log = logging.getLogger("teaminbox")
-# 0: hints already queued on the loop (one read of inotify's buffer) are one flush; a
-# timer would only add its own delay to every change
-COALESCE_SECONDS = 0.0
 
 try:  # Linux: watchdog holds a rename's unpaired first half 0.5 s to pair it, and nothing
     # queued behind it is delivered meanwhile; Claude Code prunes within that time, so a
@@ -118,15 +115,15 @@ class RootWatcher:
 
 
 class Debouncer:
-    """Coalesces hints that arrive within a few ms into one flush on the event loop."""
+    """Coalesces the hints already queued on the event loop (one read of inotify's buffer)
+    into one flush on its next turn: a timer would only add its own delay to every change."""
 
     def __init__(
         self,
         flush: Callable[[set[str], bool], Awaitable[None]],
         spawn: Callable[[Awaitable[None]], None],
-        delay: float = COALESCE_SECONDS,
     ) -> None:
-        self._flush, self._spawn, self.delay = flush, spawn, delay
+        self._flush, self._spawn = flush, spawn
         self._paths: set[str] = set()
         self._full = False
         self._scheduled = False
@@ -139,11 +136,7 @@ class Debouncer:
             self._paths.add(path)
         if not self._scheduled:
             self._scheduled = True
-            loop = asyncio.get_running_loop()
-            if self.delay > 0:
-                loop.call_later(self.delay, self._fire)
-            else:
-                loop.call_soon(self._fire)
+            asyncio.get_running_loop().call_soon(self._fire)
 
     def _fire(self) -> None:
         self._scheduled = False
