@@ -144,6 +144,21 @@ def _text(s: str | None) -> str | None:
     return s
 
 
+def _row(team_k: str | bytes, inbox_k: str | bytes, m: Message, now: float) -> tuple[Any, ...]:
+    """A message's columns: team, inbox, id, ts, sender, summary, text, body, first_seen."""
+    return (
+        team_k,
+        inbox_k,
+        _key(m.id),
+        _text(m.timestamp),
+        _text(m.from_),
+        _text(m.summary),
+        _text(m.text),
+        _body(m),
+        now,
+    )
+
+
 def _private(path: str, *, mine: bool) -> None:
     """Tighten a file (or our own folder) that others could read: the history holds
     every message. Someone else's file or folder is left alone."""
@@ -314,20 +329,7 @@ class History:
                 "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
                 " first_seen) VALUES (?,?,?,?,?,?,?,?,?)"
                 " ON CONFLICT(team, inbox, id) DO UPDATE SET gone_at=NULL, body=excluded.body",
-                [
-                    (
-                        team_k,
-                        inbox_k,
-                        _key(m.id),
-                        _text(m.timestamp),
-                        _text(m.from_),
-                        _text(m.summary),
-                        _text(m.text),
-                        _body(m),
-                        now,
-                    )
-                    for m in added
-                ],
+                [_row(team_k, inbox_k, m, now) for m in added],
             )
             self.db.executemany(
                 "UPDATE messages SET gone_at=? WHERE team=? AND inbox=? AND id=?",
@@ -535,18 +537,7 @@ class History:
                     "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
                     " first_seen, gone_at) VALUES (?,?,?,?,?,?,?,?,?,?)"
                     " ON CONFLICT(team, inbox, id) DO NOTHING",
-                    (
-                        team_k,
-                        inbox_k,
-                        _key(m.id),
-                        _text(m.timestamp),
-                        _text(m.from_),
-                        _text(m.summary),
-                        _text(m.text),
-                        _body(m),
-                        now,
-                        now,
-                    ),
+                    (*_row(team_k, inbox_k, m, now), now),
                 )
                 if cur.rowcount:
                     fresh.append(m)
