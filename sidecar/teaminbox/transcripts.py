@@ -242,13 +242,20 @@ class Stats:
         if isinstance(cwd, str) and cwd:
             self.cwd = cwd
 
-    def _assistant(self, row: dict[str, Any]) -> None:
+    def _message(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """A row's message, counted with its time and place; None for a row without one."""
         msg = row.get("message")
         if not isinstance(msg, dict):
-            return
+            return None
         self.rows += 1
         self._stamp(row.get("timestamp"))
         self._place(row)
+        return msg
+
+    def _assistant(self, row: dict[str, Any]) -> None:
+        msg = self._message(row)
+        if msg is None:
+            return
         found = msg.get("model")
         model = found if isinstance(found, str) else "unknown"
         counts = usage_counts(msg.get("usage"))
@@ -287,12 +294,9 @@ class Stats:
     def _user(self, row: dict[str, Any]) -> None:
         if row.get("isSidechain") is True:
             return
-        msg = row.get("message")
-        if not isinstance(msg, dict):
+        msg = self._message(row)
+        if msg is None:
             return
-        self.rows += 1
-        self._stamp(row.get("timestamp"))
-        self._place(row)
         for attributes, _ in teammate_messages(content_text(msg.get("content"))):
             if attributes.get("teammate_id") == self.person:
                 self.awaiting = True
