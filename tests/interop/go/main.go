@@ -121,19 +121,24 @@ func acquire(ctx context.Context, lockPath string) (release func(), err error) {
 	return nil, os.ErrExist
 }
 
-func readBox(path string) (*Box, error) {
+// readJSON decodes the file at path into v; a missing file leaves v empty.
+func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Box{}, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: %s: %v", errFatal, path, err)
+	}
+	return nil
+}
+
+func readBox(path string) (*Box, error) {
 	var box Box
-	if err := json.Unmarshal(data, &box); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errFatal, path, err)
-	}
-	return &box, nil
+	return &box, readJSON(path, &box)
 }
 
 func writeJSONAtomic(path string, value any) error {
@@ -167,7 +172,9 @@ func writeJSONAtomic(path string, value any) error {
 	return nil
 }
 
-func update(path string, change func(*Box)) error {
+// lockedUpdate is PseudoClaude's read-modify-write of a JSON file (an inbox or
+// tasks.json): under path+".lock", decode the whole file, change it, write it back.
+func lockedUpdate[T any](path string, change func(*T) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -176,12 +183,18 @@ func update(path string, change func(*Box)) error {
 		return err
 	}
 	defer release()
-	box, err := readBox(path)
-	if err != nil {
+	var v T
+	if err := readJSON(path, &v); err != nil {
 		return err
 	}
-	change(box)
-	return writeJSONAtomic(path, box)
+	if err := change(&v); err != nil {
+		return err
+	}
+	return writeJSONAtomic(path, &v)
+}
+
+func update(path string, change func(*Box)) error {
+	return lockedUpdate(path, func(b *Box) error { change(b); return nil })
 }
 
 func write(path string, msg Message) error {

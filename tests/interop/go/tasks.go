@@ -3,9 +3,9 @@
 //
 // As its store does: <team>/tasks.json is {"tasks": [...]} with the Task struct below
 // (tags, omitempty, time.Time created_at/updated_at); every change takes the same O_EXCL
-// lock as the inboxes (tasks.json.lock, acquire in main.go), reads and decodes the whole
-// file (a missing one is empty), changes it, and writes it with writeJSONAtomic
-// (MarshalIndent + "\n", .tmp-*.json + rename). Create appends a task with a fresh
+// lock as the inboxes (tasks.json.lock) and the same read-modify-write (lockedUpdate in
+// main.go: decode the whole file, a missing one is empty; change it; MarshalIndent +
+// "\n", .tmp-*.json + rename). Create appends a task with a fresh
 // "task_<12 hex>" id and status todo; Update sets the given fields and updated_at.
 //
 // usage:
@@ -21,7 +21,6 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -30,7 +29,6 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -53,37 +51,8 @@ type taskFile struct {
 }
 
 func readTasks(path string) (*taskFile, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &taskFile{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	var st taskFile
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errFatal, path, err)
-	}
-	return &st, nil
-}
-
-func withTasks(path string, change func(*taskFile) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	release, err := acquire(context.Background(), path+".lock")
-	if err != nil {
-		return err
-	}
-	defer release()
-	st, err := readTasks(path)
-	if err != nil {
-		return err
-	}
-	if err := change(st); err != nil {
-		return err
-	}
-	return writeJSONAtomic(path, st)
+	return &st, readJSON(path, &st)
 }
 
 func newTaskID() string {
@@ -95,14 +64,14 @@ func newTaskID() string {
 func createTask(path, title, assignee string) (string, error) {
 	now := time.Now()
 	t := Task{ID: newTaskID(), Title: title, Assignee: assignee, Status: "todo", CreatedAt: now, UpdatedAt: now}
-	return t.ID, withTasks(path, func(st *taskFile) error {
+	return t.ID, lockedUpdate(path, func(st *taskFile) error {
 		st.Tasks = append(st.Tasks, t)
 		return nil
 	})
 }
 
 func updateTask(path, id string, status, description *string) error {
-	return withTasks(path, func(st *taskFile) error {
+	return lockedUpdate(path, func(st *taskFile) error {
 		for i := range st.Tasks {
 			if st.Tasks[i].ID != id {
 				continue
