@@ -42,25 +42,22 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from inspect import isawaitable
 from pathlib import Path
 from typing import Any
 
 import orjson
-from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
 
 import teaminbox.history as history_module
-from bench_server import machine, ms, pct, vm, write_section
+from bench_server import Session, machine, ms, pct, vm, write_section
+from support import widen_start
 from teaminbox.discovery import Settings, TeamDir, describe, roster
 from teaminbox.formats import get
 from teaminbox.history import History
 from teaminbox.model import converter
-from teaminbox.server import plain_converter
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "RESULTS.md"
 SECTION = "## History and capture (Claude Code today)"
-SERVER = [sys.executable, "-m", "teaminbox", "serve"]
 NODE_DIR = REPO / "tests" / "interop"
 PEER = NODE_DIR / "node" / "claude_peer.js"
 CLAUDE = get("claude")
@@ -142,98 +139,6 @@ def make_session_team(root: Path, name: str, project: str, helpers: list[str]) -
 # --- 1. capture under a burst ------------------------------------------------------------------
 
 
-class Client:
-    """A pygls client on the real server; didChange arrival in epoch seconds per message text."""
-
-    def __init__(self) -> None:
-        self.client = LanguageClient("bench", "0", converter_factory=plain_converter)
-        self.arrived: dict[str, float] = {}  # text -> first didChange carrying it (epoch s)
-        self.removed = 0
-        self.changes = 0
-        self.log: list[tuple[float, str, int, int, int]] = []  # (epoch, inbox, +, -, total)
-        self.stderr = bytearray()  # the server's log, drained (a full pipe would block it)
-
-        @self.client.feature("teamInbox/didChange")
-        def on_change(ls: Any, params: Any) -> None:
-            now = time.time()
-            self.changes += 1
-            self.log.append(
-                (
-                    now,
-                    params["inbox"],
-                    len(params["added"]),
-                    len(params["removed"]),
-                    params["total"],
-                )
-            )
-            self.removed += len(params["removed"])
-            for m in params["added"]:
-                self.arrived.setdefault(m["text"], now)
-
-        for other in (  # and the newer ones, so that pygls does not log each as unknown
-            "teamInbox/teamsChanged",
-            "teamInbox/unread",
-            "teamInbox/replied",
-            "teamInbox/memberState",
-            "teamInbox/attentionChanged",
-        ):
-            self.client.feature(other)(lambda ls, params: None)
-
-    async def start(self, root: Path, history: Path) -> dict[str, float]:
-        """Spawn, initialize, first `teams`; ms from spawn and from `initialize`."""
-        t0 = time.perf_counter()
-        await self.client.start_io(*SERVER)
-        self._drain = asyncio.ensure_future(self._read_stderr())
-        t1 = time.perf_counter()
-        await self.client.initialize_async(
-            lsp.InitializeParams(
-                capabilities=lsp.ClientCapabilities(),
-                initialization_options={
-                    "defaultRoots": False,
-                    "roots": [f"claude={root}"],
-                    "historyPath": str(history),
-                },
-            )
-        )
-        t2 = time.perf_counter()
-        self.client.initialized(lsp.InitializedParams())
-        self.first_teams = await self.call("teamInbox/teams", {})
-        t3 = time.perf_counter()
-        return {
-            "spawn": (t3 - t0) * 1000,
-            "init": (t3 - t1) * 1000,
-            "initialize": (t2 - t1) * 1000,
-        }
-
-    async def _read_stderr(self) -> None:
-        server = self.client._server
-        assert server is not None and server.stderr is not None
-        while chunk := await server.stderr.read(65536):
-            self.stderr += chunk
-
-    @property
-    def pid(self) -> int:
-        assert self.client._server is not None
-        return self.client._server.pid
-
-    async def call(self, method: str, params: Any) -> Any:
-        return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), 300)
-
-    async def timed(self, method: str, params: Any) -> tuple[float, Any]:
-        t0 = time.perf_counter()
-        res = await self.call(method, params)
-        return (time.perf_counter() - t0) * 1000, res
-
-    async def stop(self) -> None:
-        try:
-            await asyncio.wait_for(self.client.shutdown_async(None), 30)
-            self.client.exit(None)
-            await asyncio.wait_for(self.client.stop(), 30)
-        except Exception:  # noqa: BLE001 - never leave a server behind
-            if self.client._server and self.client._server.returncode is None:
-                self.client._server.kill()
-
-
 async def prune_loop(inbox: Path, stop: asyncio.Event, log: list[dict[str, Any]]) -> None:
     """Claude Code's consumer: every 500 ms, prune every entry in the file (all delivered)."""
     nxt = time.monotonic()
@@ -276,10 +181,10 @@ def burst_entry(run: str, i: int) -> dict[str, Any]:
 
 
 async def capture_run(
-    c: Client, team: Path, run: str, pace: float | None, prune: bool
+    c: Session, team: Path, run: str, pace: float | None, prune: bool
 ) -> dict[str, Any]:
     inbox = team / "inboxes" / "team-lead.json"
-    mark = len(c.log)
+    mark = len(c.changes)
     stop = asyncio.Event()
     prunes: list[dict[str, Any]] = []
     pruner = asyncio.ensure_future(prune_loop(inbox, stop, prunes)) if prune else None
@@ -337,8 +242,15 @@ async def capture_run(
     convo = await c.call("teamInbox/conversation", {"team": team.name, "limit": 10_000})
     in_convo = {m["text"] for m in convo["messages"]}
     acked = {texts[a["seq"]]: a for a in acks}
+    # Session stamps didChange with perf_counter; the writer's clock is the wall clock.
+    to_epoch = time.time() - time.perf_counter()
+    changes = [(t + to_epoch, p) for t, p in c.changes[mark:]]
+    arrived: dict[str, float] = {}  # text -> the first didChange carrying it (epoch s)
+    for t, p in changes:
+        for m in p["added"]:
+            arrived.setdefault(m["text"], t)
     lat = [
-        (c.arrived[t] * 1000 - a["t"]) for t, a in acked.items() if t in c.arrived
+        (arrived[t] * 1000 - a["t"]) for t, a in acked.items() if t in arrived
     ]  # epoch ms: rename (writer) -> didChange (client)
     missed = [i for i, t in enumerate(texts) if t in acked and t not in kept]
     # How long each message stood in the file: its rename to the first prune's rename after it.
@@ -351,7 +263,10 @@ async def capture_run(
             life[i] = nxt - a["tr"]
     return {
         "t0_epoch": t0_epoch,
-        "changes": [(t * 1000 - t0_epoch, a, d, n) for t, i, a, d, n in c.log[mark:]],
+        "changes": [
+            (t * 1000 - t0_epoch, len(p["added"]), len(p["removed"]), p["total"])
+            for t, p in changes
+        ],
         "acks": [acked.get(t) for t in texts],
         "prune_log": prunes,
         "life": life,
@@ -364,7 +279,7 @@ async def capture_run(
         "took": took,
         "captured": sum(1 for t in texts if t in kept),
         "in_convo": sum(1 for t in texts if t in in_convo),
-        "notified": sum(1 for t in texts if t in c.arrived),
+        "notified": sum(1 for t in texts if t in arrived),
         "missed": missed,
         "latency": lat,
         "prunes": len(prunes),
@@ -393,7 +308,7 @@ async def bench_capture(base: Path, reps: int) -> list[dict[str, Any]]:
         for rep in range(reps)
         for k, (run, _, _) in enumerate(CAPTURE_PLAN)
     }
-    c = Client()
+    c = Session()
     await c.start(root, base / "capture" / "history.db")
     out = []
     try:
@@ -710,19 +625,22 @@ async def heavy_server(
         )
     teams = pick_teams(db) if db_src is not None else {}
     out: dict[str, Any] = {"label": label, "bytes": db.stat().st_size if db.exists() else 0}
-    c = Client()
-    out["start"] = await c.start(root, db)
-    out["first_teams_n"] = len(c.first_teams["teams"])
+    c = Session()
+    marks = widen_start(c)
+    await c.start(root, db)
+    spawn = c.first_teams_ms
+    out["start"] = {  # ms to the first `teams` from spawn and from `initialize`; initialize's own
+        "spawn": spawn,
+        "init": spawn - (marks["initialize"] - marks["spawn"]) * 1000,
+        "initialize": (marks["initialized"] - marks["initialize"]) * 1000,
+    }
     out["rss_start"] = vm(c.pid, "VmRSS")
     try:
-        r: dict[str, list[float]] = {"teams": [], "teams_live": [], "convo": [], "convo_name": []}
-        for _ in range(reps):
-            t, res = await c.timed("teamInbox/teams", {})
-            r["teams"].append(t)
-            out["teams_n"] = len(res["teams"])
-            t, res = await c.timed("teamInbox/teams", {"includeEnded": False})
-            r["teams_live"].append(t)
-        qs = queries(n_msgs, teams) if db_src is not None else queries(n_msgs, {})
+        out["teams"], _ = await timed(lambda: c.call("teamInbox/teams", {}), reps)
+        out["teams_live"], _ = await timed(
+            lambda: c.call("teamInbox/teams", {"includeEnded": False}), reps
+        )
+        qs = queries(n_msgs, teams)
         search: list[dict[str, Any]] = []
         for rep in range(2):  # the first pass warms the page cache; both are reported
             for kind, q, tid in qs:
@@ -730,7 +648,7 @@ async def heavy_server(
                 if kind == "team":
                     params["team"] = tid or team.name
                 try:
-                    t, res = await c.timed("teamInbox/search", params)
+                    [t], res = await timed(lambda p=params: c.call("teamInbox/search", p))
                     n, err = len(res["messages"]), None
                 except Exception as e:  # noqa: BLE001 - an error is a figure here
                     t, n, err = float("nan"), 0, str(getattr(e, "message", e))[:80]
@@ -739,45 +657,51 @@ async def heavy_server(
                 )
         out["search"] = search
         convo_team = teams.get("median", f"claude:{team.name}")
-        for _ in range(reps):
-            t, res = await c.timed("teamInbox/conversation", {"team": convo_team, "limit": 200})
-            r["convo"].append(t)
-            out["convo_n"] = len(res["messages"])
         bare = convo_team.partition(":")[2]
-        for _ in range(max(3, reps // 4)):
-            t, res = await c.timed("teamInbox/conversation", {"team": bare, "limit": 200})
-            r["convo_name"].append(t)
-        r["page"], r["page_big"] = [], []
-        for _ in range(max(3, reps // 4)):
-            t, res = await c.timed(
+        few = max(3, reps // 4)
+        out["convo"], res = await timed(
+            lambda: c.call("teamInbox/conversation", {"team": convo_team, "limit": 200}), reps
+        )
+        out["convo_n"] = len(res["messages"])
+        out["convo_name"], _ = await timed(
+            lambda: c.call("teamInbox/conversation", {"team": bare, "limit": 200}), few
+        )
+        out["page"], _ = await timed(
+            lambda: c.call(
                 "teamInbox/messages", {"team": convo_team, "inbox": "team-lead", "limit": 200}
-            )
-            r["page"].append(t)
-            t, res = await c.timed(
+            ),
+            few,
+        )
+        out["page_big"], _ = await timed(
+            lambda: c.call(
                 "teamInbox/messages",
                 {"team": teams.get("largest", convo_team), "inbox": "team-lead", "limit": 200},
-            )
-            r["page_big"].append(t)
-        out.update(r)
+            ),
+            few,
+        )
         out["hwm"] = vm(c.pid, "VmHWM")
         out["rss"] = vm(c.pid, "VmRSS")
     finally:
         await c.stop()
-    out["direct"] = direct(db, qs, teams, reps)
+    out["direct"] = await direct(db, qs, teams, reps)
     out["teams_picked"] = teams
     return out
 
 
-def timed(fn: Callable[[], Any], reps: int) -> list[float]:
-    out = []
+async def timed(fn: Callable[[], Any], reps: int = 1) -> tuple[list[float], Any]:
+    """ms of each of `reps` calls of fn (a request to the server or History in this process),
+    and what the last one returned."""
+    out, res = [], None
     for _ in range(reps):
         t0 = time.perf_counter()
-        fn()
+        res = fn()
+        if isawaitable(res):
+            res = await res
         out.append((time.perf_counter() - t0) * 1000)
-    return out
+    return out, res
 
 
-def direct(
+async def direct(
     db: Path, qs: list[tuple[str, str, str | None]], teams: dict[str, str], reps: int
 ) -> dict[str, Any]:
     """The same history in this process, through History's own methods."""
@@ -785,14 +709,15 @@ def direct(
     h = History(str(db))
     out: dict[str, Any] = {"open": (time.perf_counter() - t0) * 1000}
     try:
-        out["ended50"] = timed(lambda: h.ended_teams(50), reps)
-        out["ended_all"] = timed(lambda: h.ended_teams(), max(3, reps // 4))
-        out["ended_all_n"] = len(h.ended_teams())
+        out["ended50"], _ = await timed(lambda: h.ended_teams(50), reps)
+        out["ended_all"], ended = await timed(lambda: h.ended_teams(), max(3, reps // 4))
+        out["ended_all_n"] = len(ended)
         out["search"] = [
-            (kind, timed(lambda q=q, tid=tid: h.search(q, tid), 3)) for kind, q, tid in qs
+            (kind, (await timed(lambda q=q, tid=tid: h.search(q, tid), 3))[0])
+            for kind, q, tid in qs
         ]
         if teams:
-            out["convo"] = timed(lambda: h.team_messages(teams["median"]), reps)
+            out["convo"], _ = await timed(lambda: h.team_messages(teams["median"]), reps)
         t0 = time.perf_counter()
         h.db.execute("PRAGMA quick_check").fetchone()
         out["quick_check"] = (time.perf_counter() - t0) * 1000

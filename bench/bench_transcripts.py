@@ -31,36 +31,21 @@ import random
 import re
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
-from bench_server import machine, write_section
-from teaminbox.server import plain_converter
+from bench_server import Session, machine, vm, write_section
+from support import listen, widen_start
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "RESULTS.md"
 SECTION = "## Transcripts (issue: close the loop with the lead)"
-SERVER = [sys.executable, "-m", "teaminbox", "serve"]
 TEAM = "session-bench0001"
 SID = "be0c0001-0000-4000-8000-000000000001"
 CWD = "/home/dev/bench-app"
 MODEL = "claude-sonnet-4-5-20250929"
-NOTIFICATIONS = (
-    "teamInbox/didChange",
-    "teamInbox/teamsChanged",
-    "teamInbox/unread",
-    "teamInbox/replied",
-    "teamInbox/activity",
-    "teamInbox/tasksChanged",
-    "teamInbox/memberState",
-    "teamInbox/attentionChanged",
-)
 WORDS = (
     "the auth module now checks the token expiry before it refreshes; tests pass on the"
     " branch; next the session store and the retry budget of the client, then docs. "
@@ -219,75 +204,37 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
 
-def vm(pid: int, key: str) -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for ln in f:
-            if ln.startswith(key + ":"):
-                return int(ln.split()[1]) / 1024
-    return float("nan")
+async def start_server(home: Path, on: bool) -> tuple[Session, list[tuple[float, dict[str, Any]]]]:
+    """The server with HOME at `home` (where transcripts are looked for); the replied list."""
+    s = Session()
+    widen_start(s, env={**os.environ, "HOME": str(home)}, readTranscripts=on)
+    replied: list[tuple[float, dict[str, Any]]] = []
+    listen(s, "teamInbox/replied", lambda ls, p: replied.append((time.perf_counter(), p)))
+    for method in ("teamInbox/activity", "teamInbox/tasksChanged"):
+        listen(s, method)
+    await s.start(home / ".claude" / "teams", home / "history.db")
+    return s, replied
 
 
-class Client:
-    def __init__(self) -> None:
-        self.client = LanguageClient("bench", "0", converter_factory=plain_converter)
-        self.replied: list[tuple[float, dict[str, Any]]] = []
-        for method in NOTIFICATIONS:
-            if method == "teamInbox/replied":
-                self.client.feature(method)(
-                    lambda ls, p: self.replied.append((time.perf_counter(), p))
-                )
-            else:
-                self.client.feature(method)(lambda ls, p: None)
-
-    async def start(self, home: Path, on: bool) -> None:
-        await self.client.start_io(*SERVER, env={**os.environ, "HOME": str(home)})
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                initialization_options={
-                    "defaultRoots": False,
-                    "roots": [f"claude={home / '.claude' / 'teams'}"],
-                    "historyPath": str(home / "history.db"),
-                    "readTranscripts": on,
-                },
-            )
-        )
-        self.client.initialized(types.InitializedParams())
-        await self.call("teamInbox/teams", {})
-
-    @property
-    def pid(self) -> int:
-        assert self.client._server is not None
-        return self.client._server.pid
-
-    async def call(self, method: str, params: Any) -> Any:
-        return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), 120)
-
-    async def tokens(self) -> dict[str, Any] | None:
-        teams = (await self.call("teamInbox/teams", {}))["teams"]
-        team = next(t for t in teams if t["id"] == f"claude:{TEAM}")
-        return team["tokens"]
-
-    async def stop(self) -> None:
-        await asyncio.wait_for(self.client.shutdown_async(None), 15)
-        self.client.exit(None)
-        await asyncio.wait_for(self.client.stop(), 15)
+async def lead_tokens(s: Session) -> dict[str, Any] | None:
+    teams = (await s.call("teamInbox/teams", {}))["teams"]
+    team = next(t for t in teams if t["id"] == f"claude:{TEAM}")
+    return team["tokens"]
 
 
 async def run_once(base: Path, mb: int, seconds: float, on: bool, seed: int) -> dict[str, Any]:
     folder = base / f"run-{'on' if on else 'off'}-{seed}"
     home, path, w = make_home(folder, mb, seed)
     size = path.stat().st_size
-    c = Client()
     t0 = time.perf_counter()
-    await c.start(home, on)
+    c, replied = await start_server(home, on)
     pid = c.pid
-    ready = time.perf_counter() - t0
+    ready = c.first_teams_ms / 1000
     out: dict[str, Any] = {"on": on, "mb": size / 1024 / 1024, "ready_s": ready}
     cpu0, t_ready = cpu_seconds(pid), time.perf_counter()
     if on:  # the first read of the 50 MB
         while True:
-            tokens = await c.tokens()
+            tokens = await lead_tokens(c)
             if tokens and tokens["input"] == w.input:
                 break
             if time.perf_counter() - t0 > 120:
@@ -329,14 +276,14 @@ async def run_once(base: Path, mb: int, seconds: float, on: bool, seed: int) -> 
     out["rss_max"] = max(rss)
     if on:
         deadline = time.perf_counter() + 10
-        while (await c.tokens() or {}).get("input") != w.input:
+        while (await lead_tokens(c) or {}).get("input") != w.input:
             if time.perf_counter() > deadline:
                 raise AssertionError("not every row's tokens were counted")
             await asyncio.sleep(0.05)
         out["counted"] = True
         lat = []
         for t, text in asked:
-            hit = [at for at, p in c.replied if p["message"]["text"] == text]
+            hit = [at for at, p in replied if p["message"]["text"] == text]
             if hit:
                 lat.append((hit[0] - t) * 1000)
         out["replied_ms"] = lat
