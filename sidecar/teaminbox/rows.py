@@ -1,6 +1,6 @@
 """An inbox's valid entries as the tracker keeps them: ids, read flags, and bytes or dicts.
 
-When a peer only appended, only the new tail is parsed (store.appended_at).
+When a peer only appended, only the new tail is read and parsed (Rows.layout, grow_rows).
 """
 
 from __future__ import annotations
@@ -8,15 +8,16 @@ from __future__ import annotations
 import ctypes
 import os
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
 import orjson
 
-from .formats import InboxFormat
+from .formats import InboxFormat, skip_space_back
 from .model import Message
-from .store import appended_at, parse
+from .store import parse, read_appended
 
 CHUNK = 1000
 ID_SEP = "\x00"  # ids never hold it (formats.claude falls back to the hash id)
@@ -65,10 +66,14 @@ class Rows:
     (100,000 entries then cost their bytes, not a million Python objects), or
     parsed dicts otherwise. Ids are kept joined, a chunk to a string: 100,000
     small strings that outlive a load would pin the heap it fragmented.
+    A pure append adds its tail as a piece of its own (`tails`, from the comma after
+    the entries before, at file offset `tail_at`), never a new copy of the whole file.
     """
 
     def __init__(self, data: bytes = b"", spans: bool = True) -> None:
         self.data = data
+        self.tails: list[bytes] = []
+        self.tail_at: list[int] = []
         self._id_chunks: list[str] = []  # ids joined by ID_SEP, up to CHUNK a string
         self._pending: list[str] = []
         self.read = bytearray()
@@ -163,15 +168,53 @@ class Rows:
     def raw(self, i: int) -> dict[str, Any]:
         if self.dicts is not None:
             return self.dicts[i]
-        value: dict[str, Any] = orjson.loads(self.data[self.starts[i] : self.ends[i]])
+        start, end = self.starts[i], self.ends[i]
+        k = bisect_right(self.tail_at, start) - 1
+        buf, at = (self.tails[k], self.tail_at[k]) if k >= 0 else (self.data, 0)
+        value: dict[str, Any] = orjson.loads(buf[start - at : end - at])
         return value
+
+    def layout(self) -> tuple[list[tuple[bytes, int]], int, int] | None:
+        """The file these rows were read from, up to just past its last entry, as pieces
+        (buffer, how much of it counts); that end and the file's size. None: no entry."""
+        bufs, at = [self.data, *self.tails], [0, *self.tail_at]
+        last = bufs[-1]
+        close = skip_space_back(last, len(last)) - 1
+        end = at[-1] + skip_space_back(last, close) if close > 0 else 0
+        if self.dicts is not None or end <= 1:
+            return None
+        stops = [*at[1:], end]
+        pieces = [(b, stop - start) for b, start, stop in zip(bufs, at, stops, strict=True)]
+        return pieces, end, at[-1] + len(last)
+
+    def appended_at(self, data: bytes) -> int | None:
+        """Where the tail starts (its comma) if `data` is our file with entries appended."""
+        layout = self.layout()
+        if layout is None:
+            return None
+        pieces, end, size = layout
+        if len(data) <= size or data[end : end + 1] != b",":
+            return None
+        at = 0
+        for buf, length in pieces:
+            if not data.startswith(memoryview(buf)[:length], at):
+                return None
+            at += length
+        return end
 
     def message(self, fmt: InboxFormat, i: int, team: str, inbox: str) -> Message:
         return fmt.message(self.raw(i), self.index[i], team, inbox)
 
-    def extended(self, data: bytes) -> Rows:
-        """A copy over `data`, a file that only grew: the known spans still hold."""
-        rows = Rows(data, spans=self.dicts is None)
+    def extended(self, tail: bytes, at: int) -> Rows:
+        """A copy with `tail` appended at file offset `at` (a pure append): the known spans
+        still hold. Tails are merged while the one before is no bigger (a binary counter:
+        few pieces, each byte copied a few times)."""
+        rows = Rows(self.data)
+        rows.tails, rows.tail_at = [*self.tails, tail], [*self.tail_at, at]
+        tails, tail_at = rows.tails, rows.tail_at
+        while len(tails) > 1 and len(tails[-2]) <= len(tails[-1]):
+            last, last_at = tails.pop(), tail_at.pop()
+            tails[-1] = tails[-1][: last_at - tail_at[-1]] + last
         self.seal()
         rows._id_chunks = list(self._id_chunks)
         rows.read, rows.index = bytearray(self.read), array("q", self.index)
@@ -183,13 +226,16 @@ class _Mismatch(Exception):
     """The spans did not parse as the entries they seemed to be: parse the file whole."""
 
 
+Feed = Callable[[list[Message], bool], None]
+
+
 def load_rows(
     fmt: InboxFormat,
     path: str,
     data: bytes | None,
     team: str,
     inbox: str,
-    feed: Callable[[list[Message], bool], None],
+    feed: Feed,
     grown_from: Rows | None = None,
 ) -> Rows:
     """Parse an inbox into Rows, feeding every valid entry's Message to `feed` a chunk at a time.
@@ -197,30 +243,17 @@ def load_rows(
     With `grown_from` (rows of a file that `data` extends by a pure append), only
     the appended tail is parsed and fed. Raises CorruptInbox.
     """
-    if data is not None and grown_from is not None and grown_from.dicts is None:
-        start = appended_at(grown_from.data, data)
-        spans = fmt.entry_spans(data, start) if start is not None else None
-        if spans is not None:
-            rows = grown_from.extended(data)
-            feed([], True)
-            try:
-                _load_spans(
-                    fmt,
-                    rows,
-                    spans,
-                    grown_from_count(grown_from),
-                    team,
-                    inbox,
-                    lambda batch: feed(batch, True),
-                )
-                return rows
-            except _Mismatch:
-                pass
+    if data is not None and grown_from is not None:
+        start = grown_from.appended_at(data)
+        if start is not None:
+            grown = _grow(fmt, grown_from, data[start:], start, team, inbox, feed)
+            if grown is not None:
+                return grown
     spans = fmt.entry_spans(data) if data is not None else None
     if spans is not None:
         rows = Rows(data or b"")
         try:
-            _load_spans(fmt, rows, spans, 0, team, inbox, lambda batch: feed(batch, False))
+            _load_spans(fmt, rows, rows.data, 0, spans, 0, team, inbox, lambda b: feed(b, False))
             return rows
         except _Mismatch:
             pass
@@ -244,6 +277,36 @@ def load_rows(
     return rows
 
 
+def grow_rows(
+    fmt: InboxFormat, path: str, rows: Rows, team: str, inbox: str, feed: Feed
+) -> Rows | None:
+    """`rows` plus what a pure append added to the file at `path` since, only that parsed
+    and fed; None if the file changed otherwise (load it whole). The file is compared
+    with the rows' own bytes, not read into a new copy (store.read_appended)."""
+    layout = rows.layout()  # span rows: one file laid out as a JSON array
+    if layout is None:
+        return None
+    pieces, end, size = layout
+    tail = read_appended(path, pieces, size)
+    return _grow(fmt, rows, tail, end, team, inbox, feed) if tail is not None else None
+
+
+def _grow(
+    fmt: InboxFormat, rows: Rows, tail: bytes, at: int, team: str, inbox: str, feed: Feed
+) -> Rows | None:
+    spans = fmt.entry_spans(tail)
+    if spans is None:
+        return None
+    grown = rows.extended(tail, at)
+    feed([], True)
+    try:
+        first = grown_from_count(rows)
+        _load_spans(fmt, grown, tail, at, spans, first, team, inbox, lambda b: feed(b, True))
+    except _Mismatch:
+        return None
+    return grown
+
+
 def grown_from_count(rows: Rows) -> int:
     """The array index the next appended entry gets."""
     return rows.index[-1] + 1 if len(rows.index) else 0
@@ -252,13 +315,15 @@ def grown_from_count(rows: Rows) -> int:
 def _load_spans(
     fmt: InboxFormat,
     rows: Rows,
+    data: bytes,
+    shift: int,
     spans: tuple[array[int], array[int]],
     first_index: int,
     team: str,
     inbox: str,
     feed: Callable[[list[Message]], None],
 ) -> None:
-    data = rows.data
+    """Parse the entries at `spans` of `data` (at file offset `shift`) into `rows`."""
     starts, ends = spans
     for c in range(0, len(starts), CHUNK):
         chunk = list(zip(starts[c : c + CHUNK], ends[c : c + CHUNK], strict=True))
@@ -272,8 +337,9 @@ def _load_spans(
         for k, (span, entry) in enumerate(zip(chunk, entries, strict=True)):
             if fmt.invalid(entry) is not None:
                 continue
-            msg = fmt.message(entry, first_index + c + k, team, inbox)
-            rows.add(msg.id, msg.read, first_index + c + k, span, entry)
+            index = first_index + c + k
+            msg = fmt.message(entry, index, team, inbox)
+            rows.add(msg.id, msg.read, index, (span[0] + shift, span[1] + shift), entry)
             batch.append(msg)
         rows.seal()
         feed(batch)

@@ -644,6 +644,40 @@ def appended_at(old: bytes, new: bytes) -> int | None:
     return end
 
 
+COMPARE_BYTES = 256 * 1024  # small enough to stay in the CPU's cache between read and compare
+
+
+def read_appended(path: str, prefix: list[tuple[bytes, int]], size_before: int) -> bytes | None:
+    """The file's bytes from just past `prefix` on (a comma first) if the file starts with
+    `prefix` (pieces `buffer[:length]`, in order) and grew past `size_before`: what a pure
+    append added. None otherwise (or no file): read it whole.
+
+    Compared through one small buffer rather than a copy of the file: a fresh buffer the
+    size of a big inbox is mapped and faulted in page by page on every append.
+    """
+    fd = _open_regular(path)
+    if fd is None:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        if size <= size_before:
+            return None
+        view = memoryview(bytearray(COMPARE_BYTES))
+        at = 0
+        for buf, length in prefix:
+            done = 0
+            while done < length:
+                n = os.readv(fd, [view[: min(len(view), length - done)]])
+                if not n or not buf.startswith(view[:n], done):
+                    return None
+                done += n
+            at += length
+        rest = _read_all(fd, path, None, size - at)
+    finally:
+        os.close(fd)
+    return rest if rest[:1] == b"," else None
+
+
 def tail_entries(fmt: InboxFormat, old: bytes, new: bytes, path: str) -> list[Any] | None:
     """The entries appended to the array `old` to make `new`, or None if it was not an append."""
     end = appended_at(old, new)

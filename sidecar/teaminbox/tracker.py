@@ -34,7 +34,7 @@ from .errors import (
 from .formats import InboxFormat
 from .history import History
 from .model import Member, Message, Problem, Team, converter
-from .rows import Rows, load_rows, steady_malloc
+from .rows import Rows, grow_rows, load_rows, steady_malloc
 from .tasks import Boards
 
 log = logging.getLogger("teaminbox")
@@ -213,8 +213,7 @@ class Tracker:
                 return None
             if self._defer(state, sig):
                 return None
-            data = fmt.read(state.path) if sig is not None else None
-            change = self._load(state, data)
+            change = self._load(state, sig is not None)
         except Exception as err:  # any error is this inbox's: the others go on
             self._failed(state, sig, err)
             return None
@@ -275,10 +274,13 @@ class Tracker:
                 self._failed(state, sig, err)
         return self._teams_changed(), [change] if change else []
 
-    def _load(self, state: InboxState, data: bytes | None) -> Change | None:
+    def _load(self, state: InboxState, exists: bool) -> Change | None:
         feed, finish = self.begin_load(state)
-        grown = state.rows if state.parsed else None
-        rows = load_rows(state.fmt, state.path, data, state.team, state.inbox, feed, grown)
+        fmt, path, team, inbox = state.fmt, state.path, state.team, state.inbox
+        rows = grow_rows(fmt, path, state.rows, team, inbox, feed) if state.parsed else None
+        if rows is None:
+            data = fmt.read(path) if exists else None
+            rows = load_rows(fmt, path, data, team, inbox, feed)
         return finish(rows)
 
     def begin_load(self, state: InboxState) -> tuple[Feed, Finish]:
