@@ -1,27 +1,16 @@
 // End to end in real VS Code (code-server) driven by Debian chromium through playwright-core.
 // run.sh starts code-server once with a scratch HOME holding the fixture teams, then runs this.
-const { test, before, after } = require('node:test');
+const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 const { appendClaude, readInbox } = require('./inboxWrite');
+const { BASE, HOME_DIR, WS, EXT, ARTIFACTS, ALPHA, useChromium, poll, shot, withWorkbench, quickInput, palette, sendTo } = require('./workbench');
 
-const BASE = process.env.CS_BASE;
-const HOME_DIR = process.env.TI_HOME;
-const WS = process.env.TI_WS;
-const EXT = process.env.TI_EXT; // run.sh's copy of the built extension (package.json, dist/, bundled/)
-const ARTIFACTS = process.env.TI_ARTIFACTS || path.join(__dirname, 'artifacts');
-fs.mkdirSync(ARTIFACTS, { recursive: true });
-const ALPHA = path.join(HOME_DIR, '.claude', 'teams', 'alpha', 'inboxes');
-
-let browser;
-before(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'] });
-});
-after(async () => { await browser?.close(); });
+const browser = useChromium();
+// "label description" of each row (innerText runs them together)
+const texts = loc => loc.locator('.monaco-list-row').evaluateAll(els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
+  .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim()));
 
 /** Every "Team Inbox" log file this code-server wrote (one per extension host). */
 function teamInboxLogs() {
@@ -38,31 +27,14 @@ function teamInboxLogs() {
 const logMarks = () => new Map(teamInboxLogs().map(f => [f, fs.statSync(f).size]));
 const logSince = marks => teamInboxLogs().map(f => fs.readFileSync(f).subarray(marks.get(f) ?? 0).toString()).join('\n');
 
-async function poll(what, fn, timeout = 15000) {
-  const end = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try { const v = await fn(); if (v) return v; } catch (e) { last = e; }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-    await new Promise(r => setTimeout(r, 200));
-  }
-}
-
-test('UI: sidebar tree, badge, palette send, live reply notification', { timeout: 180000 }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
-  const shot = async name => { await page.screenshot({ path: path.join(ARTIFACTS, name) }); };
-  try {
-    await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+test('UI: sidebar tree, badge, palette send, live reply notification', { timeout: 180000 }, () =>
+  withWorkbench({ width: 1280, height: 1100 }, 'ui-failure.png', async page => {
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
     const view = page.locator('[id="workbench.view.extension.teamInbox"]');
     const rows = view.locator('.monaco-list-row');
-    // "label description" per row (innerText runs them together)
-    const texts = async () => rows.evaluateAll(els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
-      .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim()));
     // own inboxes start expanded, so their messages show without clicking
-    await poll('tree rows', async () => (await texts()).some(t => t.includes('Bug found')), 60000).catch(async e => { await shot('sidebar-fail.png'); throw e; });
-    let rowTexts = await texts();
+    await poll('tree rows', async () => (await texts(view)).some(t => t.includes('Bug found')), 60000).catch(async e => { await shot(page, 'sidebar-fail.png'); throw e; });
+    let rowTexts = await texts(view);
     console.log('# tree rows:\n#   ' + rowTexts.join('\n#   '));
     const row = prefix => rowTexts.find(t => t.startsWith(prefix));
     assert.match(row('alpha') ?? '', /^alpha Claude · 2 unread/);
@@ -78,29 +50,18 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
 
     const badge = page.locator('.activitybar .action-item:has([aria-label^="Team Inbox"]) .badge-content');
     // the badge counts the unread messages and what needs attention ("Needs attention N" at the top)
-    const attention = async () => Number(/^Needs attention (\d+)/.exec((await texts()).find(t => t.startsWith('Needs attention')) ?? '')?.[1] ?? 0);
+    const attention = async () => Number(/^Needs attention (\d+)/.exec((await texts(view)).find(t => t.startsWith('Needs attention')) ?? '')?.[1] ?? 0);
     const badgeIs = async unread => (await badge.innerText()).trim() === String(unread + await attention());
     await poll('badge 3 + attention', () => badgeIs(3));
     const status = page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]');
     await poll('status bar 3', async () => (await status.innerText()).trim() === '3');
     await page.waitForTimeout(300);
-    await shot('sidebar.png');
+    await shot(page, 'sidebar.png');
 
     // Send Message from the F1 palette: team, recipient, text, summary
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('>Team Inbox: Send Message');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Team Inbox: Send Message' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    const pickRow = text => page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
-    await pickRow('beta').waitFor({ timeout: 15000 });
-    await input.fill('alpha');
-    await pickRow('alpha').waitFor();
-    await page.keyboard.press('Enter');
-    await pickRow('Everyone').waitFor({ timeout: 15000 });
-    await input.fill('researcher');
-    await page.keyboard.press('Enter');
+    await palette(page, 'Team Inbox: Send Message');
+    await sendTo(page, 'researcher');
+    const input = quickInput(page);
     await page.locator('.quick-input-widget', { hasText: 'Message to researcher' }).waitFor({ timeout: 15000 });
     await input.fill('Hello from the UI test: please rerun the suite.');
     await page.keyboard.press('Enter');
@@ -123,11 +84,11 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     appendClaude(path.join(ALPHA, 'user.json'), [{ from: 'researcher', text: 'Rerun done: all 48 tests pass.', summary: 'Tests pass',
       timestamp: new Date().toISOString(), color: 'blue', read: false }]);
     await center.locator('.notification-list-item-message', { hasText: 'researcher: Tests pass' }).first().waitFor({ timeout: 20000 });
-    await shot('notification.png');
+    await shot(page, 'notification.png');
     await page.locator('[id="status.notifications"]').first().click(); // close the centre
     await poll('badge 4 + attention', () => badgeIs(4));
-    await poll('new row', async () => (await texts()).some(t => /^researcher Tests pass · just now/.test(t)));
-    await poll('user inbox count', async () => (await texts()).some(t => /^user 3 unread · you/.test(t)));
+    await poll('new row', async () => (await texts(view)).some(t => /^researcher Tests pass · just now/.test(t)));
+    await poll('user inbox count', async () => (await texts(view)).some(t => /^user 3 unread · you/.test(t)));
     // the row came from the didChange itself: the extension fetched nothing for it
     await poll('the didChange in the log', () => /didChange claude:alpha\/user \+1 /.test(logSince(marks)));
     await page.waitForTimeout(500);
@@ -143,37 +104,24 @@ test('UI: sidebar tree, badge, palette send, live reply notification', { timeout
     const preview = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
     await preview.locator('h1', { hasText: 'Bug found' }).waitFor({ timeout: 15000 }).catch(() => console.log('# (preview heading not found in the webview)'));
     await page.waitForTimeout(500);
-    await shot('sidebar-after.png');
-    rowTexts = await texts();
+    await shot(page, 'sidebar-after.png');
+    rowTexts = await texts(view);
     console.log('# tree rows after:\n#   ' + rowTexts.join('\n#   '));
-  } catch (e) {
-    await shot('ui-failure.png').catch(() => undefined);
-    throw e;
-  } finally {
-    await page.close();
-  }
-});
+  }));
 
 // A real Claude Code 2.1.332 session, recorded mid-session by tests/interop/claude_code: its
 // ~/.claude (team folder, task, transcripts) goes into the test HOME while VS Code runs.
 const RECORDED = path.join(__dirname, '..', 'interop', 'claude_code', 'recorded', '2.1.332', 'home', '.claude');
 const SESSION = 'session-532eb00d';
 
-test('UI: a recorded Claude Code session: conversation, tasks, needs attention, then Ended', { timeout: 240000 }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  const view = page.locator('[id="workbench.view.extension.teamInbox"]');
-  // small screenshots: the sidebar only
-  const shot = async name => { await view.screenshot({ path: path.join(ARTIFACTS, name) }); };
-  const inboxPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Inboxes/i }) });
-  const tasksPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /Tasks/i }) });
-  const rowText = els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
-    .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim());
-  const texts = loc => loc.locator('.monaco-list-row').evaluateAll(rowText);
-  const rowOf = (loc, re) => loc.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: re }) }).first();
-  const expand = async row => { if ((await row.count()) && (await row.getAttribute('aria-expanded')) !== 'true') await row.click(); };
-  try {
-    await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+test('UI: a recorded Claude Code session: conversation, tasks, needs attention, then Ended', { timeout: 240000 }, () =>
+  withWorkbench({ width: 1280, height: 1000 }, 'session-failure.png', async page => {
+    const view = page.locator('[id="workbench.view.extension.teamInbox"]');
+    const snap = name => shot(view, name); // small screenshots: the sidebar only
+    const inboxPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Inboxes/i }) });
+    const tasksPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /Tasks/i }) });
+    const rowOf = (loc, re) => loc.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: re }) }).first();
+    const expand = async row => { if ((await row.count()) && (await row.getAttribute('aria-expanded')) !== 'true') await row.click(); };
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
     // the live tree: member rows (level 2) come only with the sidecar's answer; a window opened
     // after another first draws the remembered teams, collapsed
@@ -189,7 +137,7 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     const sessionRow = await poll('the session team row', async () => {
       const all = await texts(inboxPane);
       return all.find(t => t.startsWith('project'));
-    }, 30000).catch(async e => { await shot('session-fail.png'); throw e; });
+    }, 30000).catch(async e => { await snap('session-fail.png'); throw e; });
     console.log('# session team row: ' + sessionRow);
     assert.doesNotMatch(sessionRow, /session-532eb00d/);
     assert.match(sessionRow, /Claude/);
@@ -200,7 +148,7 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     const convRow = () => inboxPane.locator('.monaco-list-row[aria-level="2"]').filter({ has: page.locator('.label-name', { hasText: /^Conversation$/ }) }).first();
     await expand(convRow());
     const answer = await poll("the lead's answer in the conversation", async () => (await texts(inboxPane)).find(t => /^team-lead → user LEAD-ANSWER-PERSON-1/.test(t)), 30000)
-      .catch(async e => { await shot('conversation-fail.png'); console.log('# rows: ' + (await texts(inboxPane)).join(' | ')); throw e; });
+      .catch(async e => { await snap('conversation-fail.png'); console.log('# rows: ' + (await texts(inboxPane)).join(' | ')); throw e; });
     let rows = await texts(inboxPane);
     console.log('# conversation rows:\n#   ' + rows.join('\n#   '));
     assert.ok(rows.some(t => /^helper → team-lead /.test(t)), "the helper's message to the lead");
@@ -208,17 +156,17 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     assert.match(answer, /LEAD-ANSWER-PERSON-1/);
     await page.mouse.move(5, 990);
     await page.waitForTimeout(300);
-    await shot('conversation.png');
+    await snap('conversation.png');
 
     // the Tasks view beside the inboxes: the recorded board, by status, with its owner
     await expand(view.locator('.pane-header', { hasText: /Tasks/i }).first());
     const task = await poll('the recorded task', async () => (await texts(tasksPane)).find(t => /^#1 Write the report/.test(t)) ?? (
       await expand(rowOf(tasksPane, /^Completed/)).catch(() => undefined), undefined), 30000)
-      .catch(async e => { await shot('tasks-fail.png'); console.log('# task rows: ' + (await texts(tasksPane)).join(' | ')); throw e; });
+      .catch(async e => { await snap('tasks-fail.png'); console.log('# task rows: ' + (await texts(tasksPane)).join(' | ')); throw e; });
     console.log('# tasks: ' + (await texts(tasksPane)).join(' | '));
     assert.match(task, /helper/);
     assert.ok((await texts(tasksPane)).some(t => /^Completed 1/.test(t)), 'grouped by status');
-    await shot('tasks.png');
+    await snap('tasks.png');
     await view.locator('.pane-header', { hasText: /Tasks/i }).first().click(); // room for the inboxes again
 
     // Needs attention at the top of the inboxes (the fixture's unanswered messages at least)
@@ -227,13 +175,13 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
       await expand(attentionRow);
       await page.waitForTimeout(500);
       console.log('# attention: ' + (await texts(inboxPane)).filter(t => true).slice(0, 8).join(' | '));
-      await shot('attention.png');
+      await snap('attention.png');
     } else console.log('# (no Needs attention group: nothing waits on the person)');
 
     // the session ends: Claude Code deletes the team folder; the team moves to "Ended", readable
     fs.rmSync(path.join(claude, 'teams', SESSION), { recursive: true, force: true });
     const ended = await poll('the Ended group', async () => (await texts(inboxPane)).find(t => /^Ended /.test(t)), 30000)
-      .catch(async e => { await shot('ended-fail.png'); throw e; });
+      .catch(async e => { await snap('ended-fail.png'); throw e; });
     assert.match(ended, /^Ended 1 team/);
     await expand(rowOf(inboxPane, /^Ended$/));
     await expand(await poll('the ended team row', async () => {
@@ -244,23 +192,17 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     const endedConv = inboxPane.locator('.monaco-list-row[aria-level="3"]').filter({ has: page.locator('.label-name', { hasText: /^Conversation$/ }) }).first();
     await expand(endedConv);
     await poll("the lead's answer after the team ended", async () => (await texts(inboxPane)).some(t => /^team-lead → user LEAD-ANSWER-PERSON-1/.test(t)), 30000)
-      .catch(async e => { await shot('ended-conversation-fail.png'); console.log('# rows: ' + (await texts(inboxPane)).join(' | ')); throw e; });
+      .catch(async e => { await snap('ended-conversation-fail.png'); console.log('# rows: ' + (await texts(inboxPane)).join(' | ')); throw e; });
     rows = await texts(inboxPane);
     console.log('# after the end:\n#   ' + rows.join('\n#   '));
     assert.ok(rows.some(t => /^project.* ended/.test(t)), 'the team row says ended');
     await page.mouse.move(5, 990);
     await page.waitForTimeout(300);
-    await shot('ended.png');
-  } catch (e) {
-    await page.screenshot({ path: path.join(ARTIFACTS, 'session-failure.png') }).catch(() => undefined);
-    throw e;
-  } finally {
-    await page.close();
-  }
-});
+    await snap('ended.png');
+  }));
 
 test('extension host API tests (suite.js)', { timeout: 240000 }, async t => {
-  const page = await browser.newPage();
+  const page = await browser().newPage();
   const host = new URL(BASE).host;
   const payload = JSON.stringify([
     ['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`],
