@@ -16,11 +16,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 import orjson
 
 from . import __version__, maintenance, marking, sending
 from .discovery import Roster, Settings, describe, find_teams, resolve_team, roster
 from .errors import InvalidParams, TeamInboxError
+from .formats import dumps_indented
 from .formats.claude import COLORS
 from .model import Member, Message, Team, converter
 from .render import describe_message, plural
@@ -72,7 +74,24 @@ def _roster(settings: Settings, team: str) -> Roster:
 
 
 def _print_json(value: Any) -> None:
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except TypeError:  # nesting past 255, lone surrogates: as JSON.stringify writes them
+        data = dumps_indented(value)
+    sys.stdout.write(data.decode() + "\n")
+
+
+def _unstructure(items: list[Any]) -> list[Any]:
+    """Messages or tasks as `converter` gives them, their free-form dicts (an entry's raw,
+    payload, structured) as they are: cattrs recurses into those, and an inbox may nest
+    1,024 deep."""
+    out = []
+    for item in items:
+        free = {f: getattr(item, f) for f in ("raw", "payload", "structured") if hasattr(item, f)}
+        plain = converter.unstructure(attrs.evolve(item, **dict.fromkeys(free, {})))
+        plain.update(free)
+        out.append(plain)
+    return out
 
 
 def _text_arg(args: argparse.Namespace) -> str:
@@ -225,7 +244,7 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
         msgs = list(heapq.merge(msgs, archived, key=_by_time))
     if args.json:
         out: dict[str, Any] = {
-            "messages": converter.unstructure(msgs),
+            "messages": _unstructure(msgs),
             "total": total,
             "unread": unread,
         }
@@ -633,7 +652,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         tid, tasks = _ended_tasks(args, args.team)
         archived = " (ended: its last board)" if tasks and tasks[0].archived else " (ended)"
         if args.json:
-            _print_json({"team": tid, "tasks": converter.unstructure(tasks)})
+            _print_json({"team": tid, "tasks": _unstructure(tasks)})
         else:
             print(f"{tid}{archived}: {plural(len(tasks), 'task')}")
             _show_tasks(tasks)
@@ -649,7 +668,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         task.team = team.id
         task.owner = r.name_of(task.owner) if task.owner else None
         if args.json:
-            _print_json({"task": converter.unstructure(task)})
+            _print_json({"task": _unstructure([task])[0]})
         else:
             print(f"{team.id} #{task.id}: {task.status}  {task.subject}")
         return EXIT_OK
@@ -658,7 +677,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
     for t in tasks:
         t.owner = r.name_of(t.owner) if t.owner else None
     if args.json:
-        _print_json({"team": team.id, "tasks": converter.unstructure(tasks)})
+        _print_json({"team": team.id, "tasks": _unstructure(tasks)})
         return EXIT_OK
     for p in got.problems if got else []:
         print(f"! {p.message}", file=sys.stderr)
