@@ -3,7 +3,8 @@
 Not a test: nothing here asserts a time. Each run is the real `teaminbox serve`
 (bench_server's Session), with PYTHONPATH set to each build's sidecar in turn:
 
-1. start with a 10,000-entry inbox of ~27 MB (spawn -> every inbox loaded), then
+1. start with a 10,000-entry inbox of ~27 MB (spawn -> every inbox loaded; `first`:
+   spawn -> the first `teams` answer), then
    appends to it -> didChange, and the server's peak RSS;
 2. `teams` at 1,000 entries, `--calls` requests.
 
@@ -62,7 +63,7 @@ async def big(base: Path, data: bytes, appends: int) -> dict[str, Any]:
         hwm = vm(s.pid, "VmHWM")
     finally:
         await s.stop()
-    return {"start": start, "append": statistics.median(lat), "hwm": hwm}
+    return {"start": start, "first": s.first_teams_ms, "append": statistics.median(lat), "hwm": hwm}
 
 
 async def teams(base: Path, n: int, calls: int) -> dict[str, Any]:

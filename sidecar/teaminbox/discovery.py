@@ -25,6 +25,7 @@ from .errors import (
     check_name,
 )
 from .formats import InboxFormat, get, registry
+from .formats.base import listdir
 from .model import Member, Problem, Team
 
 BROADCAST = ("*", "broadcast", "all")  # `all` is PseudoClaude's own spelling
@@ -143,6 +144,36 @@ def find_teams(roots: Iterable[Root]) -> list[TeamDir]:
                 if team_id not in teams:  # the first root that has it wins
                     teams[team_id] = TeamDir(team_id, kind, name, path, root.path, config, problem)
     return list(teams.values())
+
+
+# A folder or file changed this recently may change again within its clock's tick (coarse:
+# milliseconds on ext4, seconds elsewhere) and keep its mtime: its stat vouches for nothing.
+RACY_NS = 2_000_000_000
+
+
+def scan_key(
+    roots: Iterable[Root], teams: Iterable[TeamDir], now_ns: int
+) -> tuple[Any, ...] | None:
+    """The stats of what find_teams and roster read for `teams` (the last scan's): while it
+    stays the same, so do they. None: it cannot tell (something changed too recently)."""
+    key: list[Any] = []
+    paths = []
+    for root in roots:
+        paths.append(root.path)
+        if root.format is None:  # a child folder may become a team: each is looked into
+            paths += [os.path.join(root.path, n) for n in listdir(root.path)]
+    for t in teams:
+        paths += t.fmt.roster_paths(t.path)
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError as err:
+            key.append((path, err.errno))
+            continue
+        if now_ns - st.st_mtime_ns < RACY_NS or now_ns - st.st_ctime_ns < RACY_NS:
+            return None
+        key.append((path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(key)
 
 
 def watch_plan(roots: Iterable[Root]) -> list[tuple[str, bool]]:

@@ -21,7 +21,17 @@ import attrs
 import orjson
 
 from .diff import UNKNOWN, InboxDiff, compare, gone
-from .discovery import Roster, Settings, TeamDir, describe, find_teams, pick_team, roster
+from .discovery import (
+    Roster,
+    Settings,
+    TeamDir,
+    _alive,
+    describe,
+    find_teams,
+    pick_team,
+    roster,
+    scan_key,
+)
 from .errors import (
     CorruptInbox,
     InvalidParams,
@@ -106,6 +116,7 @@ class Tracker:
         self.inboxes: dict[tuple[str, str], InboxState] = {}
         self.by_path: dict[str, tuple[str, str]] = {}
         self._shape: list[tuple[object, str | None]] | None = None
+        self._scan_key: tuple[Any, ...] | None = None  # what the last full scan read (scan)
         self._saved: dict[str, bytes] = {}  # each live team as last archived
         self._good_config: dict[str, dict[str, Any]] = {}
         self._bad_since: dict[str, float] = {}
@@ -118,6 +129,12 @@ class Tracker:
 
     def scan(self) -> tuple[bool, list[Change]]:
         """Re-list teams and members; refresh every inbox. Returns (teams changed, changes)."""
+        key = self._inputs_key()
+        if key is not None and key == self._scan_key:  # the teams and rosters are as read
+            self.boards.sync(self.teams, start=False)
+            found = [c for state in list(self.inboxes.values()) if (c := self.refresh(state))]
+            return self._teams_changed(), found
+        self._scan_key = key
         teams = {t.id: t for t in find_teams(self.settings.roots)}
         for t in teams.values():
             self._steady_config(t)
@@ -151,6 +168,17 @@ class Tracker:
             if change:
                 changes.append(change)
         return self._teams_changed(), changes
+
+    def _inputs_key(self) -> tuple[Any, ...] | None:
+        """What a full scan's teams and rosters depend on: the stats of what it read, the
+        settings and each lead's liveness (in the archived team). None: scan in full."""
+        if self._bad_since:  # a torn config's grace runs on the clock
+            return None
+        key = scan_key(self.settings.roots, self.teams.values(), time.time_ns())
+        if key is None:
+            return None
+        alive = tuple(_alive(r.info.get("lead_pid")) for r in self.rosters.values())
+        return key, alive, repr(self.settings)
 
     def _steady_config(self, t: TeamDir) -> None:
         """Keep the last good config while a fresh parse error is younger than the grace."""

@@ -55,6 +55,7 @@ class InboxFormat(Protocol):
     def read_config(self, team_path: str) -> tuple[dict[str, Any] | None, Problem | None]: ...
     def inbox_path(self, team_path: str, inbox: str) -> str: ...
     def inbox_stems(self, team_path: str) -> list[str]: ...
+    def roster_paths(self, team_path: str) -> list[str]: ...
     def hint(self, path: str) -> tuple[Hint, str] | None: ...
     def is_temp(self, name: str) -> bool: ...
     def roster(
@@ -158,6 +159,15 @@ class JsonFileLayout:
     def inbox_stems(self, team_path: str) -> list[str]:
         names = listdir(os.path.join(team_path, self.INBOXES))
         return [n[:-5] for n in names if n.endswith(".json") and not self.is_temp(n)]
+
+    def roster_paths(self, team_path: str) -> list[str]:
+        """What a team's roster and format are read from: unchanged stats, unchanged roster
+        (discovery.scan_key). Without a config the format is told by an inbox's bytes."""
+        cfg, inboxes = os.path.join(team_path, "config.json"), os.path.join(team_path, self.INBOXES)
+        paths = [team_path, cfg, inboxes]
+        if not os.path.exists(cfg):
+            paths += [os.path.join(inboxes, n) for n in listdir(inboxes)]
+        return paths
 
     def is_temp(self, name: str) -> bool:
         from ..store import TEMP_SUFFIX

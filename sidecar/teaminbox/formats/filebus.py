@@ -80,6 +80,11 @@ class FileBusFormat:
     def is_temp(self, name: str) -> bool:
         return name.endswith(".tmp") or name.startswith(".")
 
+    def roster_paths(self, team_path: str) -> list[str]:
+        """Each agent folder too: its id is read from its newest message (_agent_id)."""
+        folder = os.path.join(team_path, INBOX_DIR)
+        return [team_path, folder, *(os.path.join(folder, n) for n in listdir(folder))]
+
     def hint(self, path: str) -> tuple[Hint, str] | None:
         name = os.path.basename(path)
         if self.is_temp(name):

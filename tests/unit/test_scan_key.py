@@ -1,0 +1,163 @@
+"""A rescan skips re-listing teams while what they were read from is unchanged
+(Tracker._inputs_key), and still sees every new, removed or changed team."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from teaminbox import discovery, tracker
+from teaminbox.discovery import Root, Settings
+from teaminbox.history import History
+from teaminbox.tracker import Tracker
+
+LONG_AGO = 1_000_000_000 * 1_000_000_000  # 2001: any change made now has another mtime
+
+
+def make_team(root: Path, name: str, members: list[str]) -> Path:
+    team = root / name
+    (team / "inboxes").mkdir(parents=True)
+    config = {
+        "name": name,
+        "leadAgentId": f"team-lead@{name}",
+        "members": [{"agentId": f"{m}@{name}", "name": m} for m in members],
+    }
+    (team / "config.json").write_text(json.dumps(config))
+    for m in members:
+        (team / "inboxes" / f"{m}.json").write_text("[]")
+    return team
+
+
+def backdate(root: Path) -> None:
+    """Every stat long in the past, as a tree untouched for a while looks."""
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, ns=(LONG_AGO, LONG_AGO))
+
+
+@pytest.fixture
+def setup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Tracker, Path, Callable[[], int]]:
+    # ctime cannot be set back: the clock test is left to test_a_recent_change_is_never_skipped
+    monkeypatch.setattr(discovery, "RACY_NS", -(10**20))
+    root = tmp_path / "teams"
+    make_team(root, "alpha", ["team-lead", "researcher"])
+    backdate(root)
+    t = Tracker(Settings(roots=[Root(str(root), "claude")]), History(str(tmp_path / "history.db")))
+    calls = [0]
+    real = tracker.find_teams
+
+    def counted(roots: Any) -> Any:
+        calls[0] += 1
+        return real(roots)
+
+    monkeypatch.setattr(tracker, "find_teams", counted)
+    t.scan()
+    t.scan()  # the key now covers the teams the scan found
+    return t, root, lambda: calls[0]
+
+
+def members(t: Tracker, team: str) -> list[str]:
+    return [m.name for m in t.rosters[team].members]
+
+
+def test_an_unchanged_tree_is_not_listed_again(
+    setup: tuple[Tracker, Path, Callable[[], int]],
+) -> None:
+    t, root, calls = setup
+    before = calls()
+    for _ in range(3):
+        assert t.scan() == (False, [])
+    assert calls() == before
+    (root / "alpha" / "inboxes" / "researcher.json").write_text(
+        json.dumps([{"from": "team-lead", "text": "hi", "timestamp": "2026-11-29T10:00:00.000Z"}])
+    )
+    changed, changes = t.scan()  # an inbox's change is still read: its own stat
+    assert [c.inbox for c in changes] == ["researcher"] and calls() == before
+
+
+def test_a_new_team_is_seen(setup: tuple[Tracker, Path, Callable[[], int]]) -> None:
+    t, root, _ = setup
+    make_team(root, "beta", ["team-lead"])
+    changed, _ = t.scan()
+    assert changed and set(t.rosters) == {"claude:alpha", "claude:beta"}
+
+
+def test_a_removed_team_is_seen(setup: tuple[Tracker, Path, Callable[[], int]]) -> None:
+    t, root, _ = setup
+    shutil.rmtree(root / "alpha")
+    changed, _ = t.scan()
+    assert changed and not t.rosters
+
+
+def test_a_config_changed_in_place_is_seen(
+    setup: tuple[Tracker, Path, Callable[[], int]],
+) -> None:
+    t, root, _ = setup
+    cfg = root / "alpha" / "config.json"
+    config = json.loads(cfg.read_text())
+    config["members"].append({"agentId": "tester@alpha", "name": "tester"})
+    with open(cfg, "r+") as f:  # Claude Code writes config.json in place
+        f.write(json.dumps(config))
+    t.scan()
+    assert "tester" in members(t, "claude:alpha")
+
+
+def test_a_new_inbox_file_is_seen(setup: tuple[Tracker, Path, Callable[[], int]]) -> None:
+    t, root, _ = setup
+    (root / "alpha" / "inboxes" / "stray.json").write_text("[]")
+    changed, _ = t.scan()
+    assert changed and "stray" in members(t, "claude:alpha")
+
+
+def test_a_stale_key_would_hide_a_new_team(
+    setup: tuple[Tracker, Path, Callable[[], int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the tests above rely on: with a key that misses the change, the team is missed."""
+    t, root, _ = setup
+    stale = t._scan_key
+    monkeypatch.setattr(t, "_inputs_key", lambda: stale)
+    make_team(root, "beta", ["team-lead"])
+    t.scan()
+    assert set(t.rosters) == {"claude:alpha"}
+
+
+def test_a_recent_change_is_never_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within a clock tick a folder can change twice and keep its mtime: a tree changed in the
+    last RACY_NS is listed on every scan."""
+    root = tmp_path / "teams"
+    make_team(root, "alpha", ["team-lead"])
+    t = Tracker(Settings(roots=[Root(str(root), "claude")]), History(str(tmp_path / "history.db")))
+    calls = [0]
+    real = tracker.find_teams
+
+    def counted(roots: Any) -> Any:
+        calls[0] += 1
+        return real(roots)
+
+    monkeypatch.setattr(tracker, "find_teams", counted)
+    for _ in range(3):
+        t.scan()
+    assert calls[0] == 3
+
+
+def test_a_new_filebus_agent_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(discovery, "RACY_NS", -(10**20))
+    project = tmp_path / "project"
+    (project / ".team" / "inbox" / "user").mkdir(parents=True)
+    (project / ".team" / "inbox" / "coder").mkdir()
+    backdate(project)
+    t = Tracker(
+        Settings(roots=[Root(str(project), "filebus")]), History(str(tmp_path / "history.db"))
+    )
+    t.scan()
+    t.scan()
+    (project / ".team" / "inbox" / "tester").mkdir()
+    t.scan()
+    assert "tester" in members(t, "filebus:project")
