@@ -22,10 +22,12 @@ ti_serve() { # ti_serve HOME PORT FOLDER VSIX PYTHON FOREGROUND ROOTS...
   python3 - "$data/user/User/settings.json" "$python" "$roots_json" <<'PY'
 import json, sys
 path, python, roots = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+# spelled as VS Code 1.139 migrates them: an older spelling makes it rewrite settings.json at each
+# start, which opens the file and activates the JSON and TypeScript extensions in a fresh window
 s = {"workbench.startupEditor": "none", "security.workspace.trust.enabled": False,
-     "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": False,
+     "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": "off",
      "extensions.autoCheckUpdates": False, "chat.disableAIFeatures": True,
-     "workbench.tips.enabled": False, "workbench.secondarySideBar.defaultVisibility": "hidden", "workbench.colorTheme": "Default Dark Modern"}
+     "workbench.tips.enabled": False, "workbench.secondarySideBar.defaultVisibility": "hidden", "workbench.colorTheme": "Dark Modern"}
 if python: s["teamInbox.python"] = python
 if roots: s["teamInbox.roots"] = roots
 json.dump(s, open(path, "w"), indent=2)
