@@ -49,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const sidecar = new SidecarClient(context.extensionPath, log, () => {
     const settings = getSettings();
     return { python: settings.python, options: toInitOptions(settings, workspaceFolderPaths()), pycache };
-  });
+  }, context.workspaceState);
   current = sidecar;
   const cache = new MessageCache(sidecar, line => log.info(line));
   // the last session's teams, drawn until the sidecar's first answer
@@ -88,7 +88,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
   );
   // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
-  void watchInterpreter(log, () => getSettings().python, () => undefined, restart)
+  void watchInterpreter(log, () => getSettings().python, () => sidecar.python, restart)
     .then(d => { if (d) context.subscriptions.push(d); }, e => log.warn(`watching the Python interpreter: ${e}`));
   return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo };
 }

@@ -4,7 +4,7 @@ import * as cp from 'child_process';
 import * as fs from 'fs';
 import { PythonExtension, PVSC_EXTENSION_ID } from '@vscode/python-extension';
 import { isSupported, parsePythonVersion, MIN_PYTHON } from './pythonVersion';
-import { PythonChoice, PythonEnvironmentsApi, selectPython, shouldRestartOnInterpreterChange } from './pythonSelect';
+import { interpreterFromApi, PythonChoice, PythonEnvironmentsApi, rememberedPython, selectPython, shouldRestartOnInterpreterChange } from './pythonSelect';
 
 export type { PythonChoice, PythonSource } from './pythonSelect';
 
@@ -14,10 +14,23 @@ export class PythonError extends Error {
   constructor(readonly kind: 'missing' | 'too_old' | 'broken', message: string) { super(message); }
 }
 
-/** teamInbox.python, else the Python extension's active interpreter (if installed), else python3. */
-export async function findPython(setting: string, log: vscode.LogOutputChannel): Promise<PythonChoice> {
+/**
+ * teamInbox.python, else the Python extension's active interpreter (if installed), else python3.
+ * `remembered`: the Python extension's choice last time, taken while that extension activates.
+ */
+export async function findPython(setting: string, log: vscode.LogOutputChannel, remembered?: string): Promise<PythonChoice> {
+  const ext = vscode.extensions.getExtension(PVSC_EXTENSION_ID);
+  const early = rememberedPython(setting, !!ext && !ext.isActive, remembered, isFile);
+  if (early) {
+    log.info(`The Python extension is starting: using its interpreter from last time, ${early.command}, until it answers`);
+    return early;
+  }
   const api = setting.trim() ? undefined : await pythonExtensionApi(log);
   return selectPython(setting, api, vscode.workspace.workspaceFolders?.[0]?.uri, m => log.warn(m));
+}
+
+function isFile(p: string): boolean {
+  try { return fs.statSync(p).isFile(); } catch { return false; }
 }
 
 /** @vscode/python-extension's API when ms-python.python is installed; never a hard dependency. */
@@ -31,12 +44,21 @@ export async function pythonExtensionApi(log: vscode.LogOutputChannel): Promise<
   }
 }
 
-/** Calls `restart` when the Python extension's active interpreter changes and the sidecar should follow. */
+/**
+ * Calls `restart` when the Python extension's active interpreter is not the one running: once its
+ * API is up (a start from last time's interpreter is checked here), then at each change.
+ */
 export async function watchInterpreter(log: vscode.LogOutputChannel, setting: () => string, running: () => PythonChoice | undefined,
   restart: (why: string) => void): Promise<vscode.Disposable | undefined> {
   const api = await pythonExtensionApi(log);
-  const on = api?.environments.onDidChangeActiveEnvironmentPath;
-  if (!api || !on) return undefined;
+  if (!api) return undefined;
+  const now = running(); // undefined: the start has not chosen yet, and will ask the API itself
+  const active = now && await interpreterFromApi(api, vscode.workspace.workspaceFolders?.[0]?.uri, m => log.warn(m));
+  if (now && active && running() === now && shouldRestartOnInterpreterChange(setting(), now, active)) {
+    restart(`The Python extension's interpreter is ${active}, not ${now.command}`);
+  }
+  const on = api.environments.onDidChangeActiveEnvironmentPath;
+  if (!on) return undefined;
   return on.call(api.environments, e => {
     if (shouldRestartOnInterpreterChange(setting(), running(), e.path)) restart(`Python interpreter changed to ${e.path}`);
   }) as vscode.Disposable;

@@ -40,6 +40,16 @@ export async function selectPython(setting: string, api: PythonEnvironmentsApi |
 }
 
 /**
+ * Last time's interpreter from the Python extension, to start with while that extension activates
+ * (its API waits for that, a second or more). Undefined when a setting pins one, the extension is
+ * up already (asking it is quick) or absent, or the file is gone. watchInterpreter checks it later.
+ */
+export function rememberedPython(setting: string, extensionActivating: boolean, remembered: string | undefined, exists: (p: string) => boolean): PythonChoice | undefined {
+  if (setting.trim() || !extensionActivating || !remembered || !exists(remembered)) return undefined;
+  return { command: remembered, source: 'python-extension' };
+}
+
+/**
  * Restarts the sidecar when the Python extension's active interpreter changes, unless
  * teamInbox.python pins one (then the change does not concern us) or it is the one running.
  */

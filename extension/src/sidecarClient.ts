@@ -19,6 +19,8 @@ export type { SidecarState } from './sidecarPort';
 export interface SidecarConfig { python: string; options: InitializationOptions; pycache?: string }
 
 const MAX_RESTARTS = 4;
+/** workspaceState key: the Python extension's interpreter at the last start (python.ts findPython). */
+const LAST_PYTHON = 'teamInbox.lastPythonFromExtension';
 const RESTART_WINDOW_MS = 3 * 60_000;
 const START_TIMEOUT_MS = 60_000;
 
@@ -36,6 +38,7 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   private crashes: number[] = [];
   private _state: SidecarState = 'stopped';
   private _error: string | undefined;
+  private _python: PythonChoice | undefined;
   /** The initializationOptions the running sidecar got. */
   initOptions: InitializationOptions | undefined;
   /** Requests sent, by method: tests and the bench check that a didChange costs none. */
@@ -61,10 +64,13 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     private readonly extensionPath: string,
     private readonly log: vscode.LogOutputChannel,
     private readonly config: () => SidecarConfig,
+    private readonly memory?: vscode.Memento,
   ) {}
 
   get state(): SidecarState { return this._state; }
   get error(): string | undefined { return this._error; }
+  /** The interpreter of the latest start. */
+  get python(): PythonChoice | undefined { return this._python; }
 
   private setState(s: SidecarState, error?: string): void {
     this._state = s;
@@ -82,7 +88,9 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     this.setState('starting');
     const { python: setting, options, pycache } = this.config();
     const libs = bundledLibs(this.extensionPath);
-    const python = await findPython(setting, this.log);
+    const python = await findPython(setting, this.log, this.memory?.get<string>(LAST_PYTHON));
+    this._python = python;
+    if (python.source === 'python-extension') void this.memory?.update(LAST_PYTHON, python.command);
     this.log.info(`Starting sidecar: ${python.command} (${python.source})` +
       (libs ? ` with PYTHONPATH=${libs}` : ' with the interpreter\'s own teaminbox package (no bundled/libs)'));
     this.log.info(`initializationOptions: ${JSON.stringify(options)}`);

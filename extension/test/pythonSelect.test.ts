@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { PythonEnvironmentsApi, expandHome, interpreterFromApi, selectPython, shouldRestartOnInterpreterChange } from '../src/pythonSelect';
+import { PythonEnvironmentsApi, expandHome, interpreterFromApi, rememberedPython, selectPython, shouldRestartOnInterpreterChange } from '../src/pythonSelect';
 
 /** A stand-in for @vscode/python-extension's API: one active environment, resolvable or not. */
 function fakeApi(active: { id: string; path: string } | undefined, resolved?: string, fail = false): PythonEnvironmentsApi & { fire(path: string): void } {
@@ -41,4 +41,13 @@ test('an interpreter change restarts the sidecar only when no setting pins one a
   const sub = api.environments.onDidChangeActiveEnvironmentPath!(e => { if (shouldRestartOnInterpreterChange('', { command: '/a', source: 'python-extension' }, e.path)) seen.push(e.path); });
   api.fire('/a'); api.fire('/b'); sub.dispose(); api.fire('/c');
   assert.deepEqual(seen, ['/b']);
+});
+
+test("last time's interpreter is taken only while the Python extension activates, no setting pins one, and the file is there", () => {
+  const exists = (p: string) => p === '/venv/bin/python3.12';
+  assert.deepEqual(rememberedPython('', true, '/venv/bin/python3.12', exists), { command: '/venv/bin/python3.12', source: 'python-extension' });
+  assert.equal(rememberedPython('/pinned', true, '/venv/bin/python3.12', exists), undefined, 'the setting wins');
+  assert.equal(rememberedPython('', false, '/venv/bin/python3.12', exists), undefined, 'active (or absent): ask it, that is quick');
+  assert.equal(rememberedPython('', true, undefined, exists), undefined, 'nothing remembered');
+  assert.equal(rememberedPython('', true, '/gone/bin/python', exists), undefined, 'a deleted venv is not started');
 });

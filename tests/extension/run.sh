@@ -64,4 +64,13 @@ if [ -f "$HERE/firsthour.js" ]; then
   CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
     node --test --test-reporter=tap "$HERE/firsthour.js"
 fi
+# the Python extension's interpreter (pythonext.js): a code-server of its own, with no
+# teamInbox.python and a stand-in for the Python extension installed beside ours
+kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true
+(cd "$HERE/standin-python" && "$REPO/node_modules/.bin/vsce" package --allow-missing-repository --skip-license \
+  -o "$WORK/standin-python.vsix" >/dev/null)
+node "$HERE/fixtures.js" "$WORK/home2"
+TI_EXTRA_VSIX="$WORK/standin-python.vsix" ti_serve "$WORK/home2" "$PORT" "$WORK/home2/workspace" "$WORK/ext/dist/team-inbox.vsix" "" 0
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home2" TI_WS="$WORK/home2/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" TI_PY="$PY" \
+  node --test --test-reporter=tap "$HERE/pythonext.js" || E2E_RC=$?
 exit "${E2E_RC:-0}"

@@ -16,6 +16,11 @@ ti_serve() { # ti_serve HOME PORT FOLDER VSIX PYTHON FOREGROUND ROOTS...
     rm -rf "$data/ext"
     PATH="$TI_NODE24:$PATH" HOME="$home" "$TI_CS" --extensions-dir "$data/ext" --user-data-dir "$data/user" \
       --install-extension "$vsix" --force >"$data/install.log" 2>&1 || { cat "$data/install.log" >&2; return 1; }
+    # TI_EXTRA_VSIX: another extension beside ours (pythonext.js: a stand-in for the Python extension)
+    if [ -n "${TI_EXTRA_VSIX:-}" ]; then
+      PATH="$TI_NODE24:$PATH" HOME="$home" "$TI_CS" --extensions-dir "$data/ext" --user-data-dir "$data/user" \
+        --install-extension "$TI_EXTRA_VSIX" --force >>"$data/install.log" 2>&1 || { cat "$data/install.log" >&2; return 1; }
+    fi
   fi
   local roots_json
   roots_json=$(printf '%s\n' "$@" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().splitlines() if l]))')
