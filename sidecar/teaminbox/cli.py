@@ -16,7 +16,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import orjson
 
 from . import __version__, maintenance, marking, sending
@@ -79,19 +78,6 @@ def _print_json(value: Any) -> None:
     except TypeError:  # nesting past 255, lone surrogates: as JSON.stringify writes them
         data = dumps_indented(value)
     sys.stdout.write(data.decode() + "\n")
-
-
-def _unstructure(items: list[Any]) -> list[Any]:
-    """Messages or tasks as `converter` gives them, their free-form dicts (an entry's raw,
-    payload, structured) as they are: cattrs recurses into those, and an inbox may nest
-    1,024 deep."""
-    out = []
-    for item in items:
-        free = {f: getattr(item, f) for f in ("raw", "payload", "structured") if hasattr(item, f)}
-        plain = converter.unstructure(attrs.evolve(item, **dict.fromkeys(free, {})))
-        plain.update(free)
-        out.append(plain)
-    return out
 
 
 def _text_arg(args: argparse.Namespace) -> str:
@@ -244,7 +230,7 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
         msgs = list(heapq.merge(msgs, archived, key=_by_time))
     if args.json:
         out: dict[str, Any] = {
-            "messages": _unstructure(msgs),
+            "messages": converter.unstructure(msgs),
             "total": total,
             "unread": unread,
         }
@@ -652,7 +638,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         tid, tasks = _ended_tasks(args, args.team)
         archived = " (ended: its last board)" if tasks and tasks[0].archived else " (ended)"
         if args.json:
-            _print_json({"team": tid, "tasks": _unstructure(tasks)})
+            _print_json({"team": tid, "tasks": converter.unstructure(tasks)})
         else:
             print(f"{tid}{archived}: {plural(len(tasks), 'task')}")
             _show_tasks(tasks)
@@ -668,7 +654,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         task.team = team.id
         task.owner = r.name_of(task.owner) if task.owner else None
         if args.json:
-            _print_json({"task": _unstructure([task])[0]})
+            _print_json({"task": converter.unstructure(task)})
         else:
             print(f"{team.id} #{task.id}: {task.status}  {task.subject}")
         return EXIT_OK
@@ -677,7 +663,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
     for t in tasks:
         t.owner = r.name_of(t.owner) if t.owner else None
     if args.json:
-        _print_json({"team": team.id, "tasks": _unstructure(tasks)})
+        _print_json({"team": team.id, "tasks": converter.unstructure(tasks)})
         return EXIT_OK
     for p in got.problems if got else []:
         print(f"! {p.message}", file=sys.stderr)

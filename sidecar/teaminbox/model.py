@@ -131,6 +131,10 @@ def _make_converter() -> cattrs.Converter:
         return make_dict_structure_fn(cls, conv, **overrides)  # type: ignore[arg-type]
 
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
+    # an entry's own JSON (raw, payload, structured) is plain data already and may nest 1,024
+    # deep (formats.MAX_DEPTH): cattrs would recurse into it, one frame pair a level
+    free: set[Any] = {dict[str, Any], dict[str, Any] | None}
+    conv.register_unstructure_hook_func(lambda t: t in free, lambda value: value)
     conv.register_structure_hook_factory(attrs.has, structure_factory)
 
     # Strict scalars: "5" is not an int and "false" is not True.

@@ -517,3 +517,58 @@ async def test_big_inbox_does_not_hold_up_other_teams(
     ]
     teams = await teams_by_id(client)
     assert member_of(teams["claude:big"], "researcher")["error"] is None
+
+
+async def test_entries_nested_to_the_limit_are_served(
+    tmp_path: Path, served: list[LanguageClient]
+) -> None:
+    """An inbox may nest 1,024 deep (formats.MAX_DEPTH): such an entry is served with its
+    payload whole, and the entries beside it with it, not an internal error for the page."""
+    make_home(tmp_path)
+    depth = 1000
+    payload = "[" * depth + "]" * depth
+    path = claude_team(
+        tmp_path,
+        "nested",
+        (
+            '[{"from": "team-lead", "text": "plain", "timestamp": "2026-11-29T10:00:00.000Z",'
+            ' "read": false},'
+            ' {"from": "team-lead", "text": "deep", "timestamp": "2026-11-29T10:00:01.000Z",'
+            f' "read": false, "payload": {payload}}}]'
+        ).encode(),
+    )
+    # this test's client is pygls, whose json.loads recurses; the extension's JSON.parse does not
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * depth))
+    try:
+        await _serve_nested(tmp_path, served, path, depth)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+async def _serve_nested(
+    tmp_path: Path, served: list[LanguageClient], path: Path, depth: int
+) -> None:
+    client = await launch(tmp_path)
+    served.append(client)
+    teams = await teams_by_id(client)
+    assert member_of(teams["claude:nested"], "researcher")["error"] is None
+    page = await asyncio.wait_for(
+        call(client, "teamInbox/messages", {"team": "claude:nested", "inbox": "researcher"}), WAIT
+    )
+    by_text = {m["text"]: m for m in page["messages"]}
+    assert set(by_text) == {"plain", "deep"}, page
+    got, levels = by_text["deep"]["raw"]["payload"], 1
+    while got:
+        got, levels = got[0], levels + 1
+    assert levels == depth, levels
+    # and the inbox read again after an append
+    before = path.read_bytes()
+    path.write_bytes(
+        before[:-1] + b', {"from": "team-lead", "text": "after", "timestamp":'
+        b' "2026-11-29T10:00:02.000Z", "read": false}]'
+    )
+    page = await asyncio.wait_for(
+        call(client, "teamInbox/messages", {"team": "claude:nested", "inbox": "researcher"}), WAIT
+    )
+    assert {m["text"] for m in page["messages"]} == {"plain", "deep", "after"}

@@ -37,6 +37,7 @@ from ..protocol import METHODS, InitializationOptions, structure
 from ..rows import Rows, load_rows
 from ..tracker import Change, InboxState, Tracker
 from ..watch import Debouncer, Hints, RootWatcher
+from .encoder import TeamInboxProtocol
 
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")
@@ -74,7 +75,12 @@ def rpc_error(err: TeamInboxError) -> JsonRpcException:
 
 class TeamInboxServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("teaminbox", __version__, converter_factory=plain_converter)
+        super().__init__(
+            "teaminbox",
+            __version__,
+            converter_factory=plain_converter,
+            protocol_cls=TeamInboxProtocol,
+        )
         self.options = InitializationOptions()
         self.settings = Settings()
         self.state_pool = ThreadPoolExecutor(1, thread_name_prefix="teaminbox-state")
