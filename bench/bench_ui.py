@@ -18,7 +18,7 @@ test's fixture teams; bench_ui.js drives chromium and reads the DOM.
 
     .venv/bin/python bench/bench_ui.py                             # ~5 min
     .venv/bin/python bench/bench_ui.py --old-vsix /tmp/ti-old.vsix # and an older build, for ratios
-    options: --n 30 --fresh 5 --vsix FILE --no-write --keep
+    options: --n 30 --fresh 5 --vsix FILE --prefill N --no-write --keep
 """
 
 from __future__ import annotations
@@ -239,13 +239,30 @@ async def bench_rows(
     browser: Browser,
     verbose: bool = False,
     profile: bool = False,
+    prefill: int = 0,
 ) -> dict[str, Any]:
     """Two passes in the same code-server: the extension's sidecar alone (what a person sees), then
-    with the instruments (a second sidecar's client, a bare watchdog) on the same writes."""
+    with the instruments (a second sidecar's client, a bare watchdog) on the same writes.
+    `prefill`: messages already in the teammate's inbox, as a busy team's hold."""
     home = base / "rows"
     write_home(home)
     root = home / ".claude" / "teams"
     inboxes = root / "alpha" / "inboxes"
+    # only the teammate's inbox: the own inbox above it stays short, so the new row is in view
+    for _, inbox, sender in SERIES[:1]:
+        path = inboxes / f"{inbox}.json"
+        data = path.read_bytes()
+        for i in range(prefill):
+            text = f"earlier message {i}: " + "a few words of what was said " * 4
+            e = {
+                "from": sender,
+                "text": text,
+                "summary": f"earlier {i}",
+                "read": True,
+                "timestamp": f"2026-11-29T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+            }
+            data = bs.append_bytes(data, e)
+        path.write_bytes(data)
     series: dict[str, dict[str, list[float]]] = {name: {} for name, _, _ in SERIES}
     misses = 0
     offset = time.time() - time.perf_counter()  # perf_counter -> wall clock, as the page reports
@@ -444,7 +461,9 @@ def render(
             lines.append(f"- Ratio new/old, {what}: {a / b:.2f} ({bs.ms(a)} vs {bs.ms(b)} ms).")
     lines += [
         "",
-        f"### (a) A peer's write -> its row ({args.n} writes per inbox after {WARMUP} warm-up, 0.7 s apart)",
+        f"### (a) A peer's write -> its row ({args.n} writes per inbox after {WARMUP} warm-up, 0.7 s apart"
+        + (f"; the teammate's inbox holding {args.prefill} messages first" if args.prefill else "")
+        + ")",
         "",
     ]
     lines += [
@@ -604,6 +623,9 @@ async def main() -> None:
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="print every sample")
     ap.add_argument("--profile", action="store_true", help="the page's CPU profile of the rows")
+    ap.add_argument(
+        "--prefill", type=int, default=0, help="messages already in the teammate's inbox"
+    )
     args = ap.parse_args()
     t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-ui-"))
@@ -629,7 +651,14 @@ async def main() -> None:
             fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
             print(" (a) a peer's write -> the row", flush=True)
             rows = await bench_rows(
-                base / label, v, args.port, args.n, browser, args.verbose, args.profile
+                base / label,
+                v,
+                args.port,
+                args.n,
+                browser,
+                args.verbose,
+                args.profile,
+                args.prefill,
             )
             ctl += [control_ms(), wakeup_us()]
             runs[label] = {

@@ -7,8 +7,8 @@ import type { CacheChange, MessageCache } from './messageCache';
 import type { SidecarPort } from './sidecarPort';
 import type { Member, Message, Team } from './protocol';
 import {
-  AttentionGroupNode, AttentionNode, ConversationMessageNode, ConversationNode, EndedGroupNode, InboxNode, MessageNode, TeamNode, TreeNode,
-  attentionNodeId, convMessageNodeId, conversationNodeId, inboxNodeId, messageNodeId, teamNodeId,
+  AttentionGroupNode, AttentionNode, ConversationMessageNode, ConversationNode, EndedGroupNode, InboxNode, MessageNode, OlderNode, TeamNode, TreeNode,
+  attentionNodeId, convMessageNodeId, conversationNodeId, inboxNodeId, messageNodeId, olderNodeId, teamNodeId,
 } from './treeNodes';
 import { Row, attentionRow, conversationRow, memberRow, messageRow, sortMembers, splitEnded, teamDisplayName, teamRow } from './treeRows';
 import { convKey } from './conversation';
@@ -20,6 +20,8 @@ const ROOT = '';
 const ATTENTION_ID = 'group:attention';
 const ENDED_ID = 'group:ended';
 const BADGE_DELAY_MS = 50;
+/** An inbox draws its newest this many messages, then an "Older messages" row for the next as many. */
+export const SHOWN_STEP = 50;
 const STARTING = 'Starting the sidecar: these are the teams as they were last time.';
 
 export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
@@ -27,6 +29,8 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   private readonly nodes = new Map<string, TreeNode>();
   private readonly children = new Map<string, string[]>();
   private readonly parents = new Map<string, string>();
+  /** How many messages each inbox node draws ("Older messages" adds a step). */
+  private readonly shown = new Map<string, number>();
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
   /** Redraws requested, by kind, and the last node ids ('' the root): tests check that a didChange
@@ -99,6 +103,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     const expanded = (node.kind === 'team' && !node.team.ended && !node.provisional) || node.kind === 'attentionGroup' || (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
     const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
     if (node.kind === 'message') item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
+    if (node.kind === 'older') item.command = { command: 'teamInbox.showOlder', title: 'Show Older Messages', arguments: [node] };
     if (node.kind === 'convMessage') {
       item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [{ team: node.teamId, inbox: node.message.inbox, id: node.message.id }] };
     }
@@ -125,6 +130,8 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
           tooltip: 'Every message of the team, newest first, and whether it reached its reader (waiting / delivered / read)',
           icon: 'comment-discussion', contextValue: 'conversation', collapsible: true };
       }
+      case 'older': return { label: 'Older messages', description: `${node.hidden} more`,
+        tooltip: `Show ${Math.min(node.hidden, SHOWN_STEP)} more of this inbox's messages`, icon: 'history', contextValue: 'older', collapsible: false };
       case 'convMessage': return conversationRow(node.message);
       case 'ended': return { label: 'Ended', description: `${node.count} team${node.count === 1 ? '' : 's'}`,
         tooltip: 'Teams whose folder is gone (Claude Code deletes a session team on exit): read-only, from the history',
@@ -222,7 +229,11 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
       }
       if (node.kind === 'inbox') {
         const page = await this.cache.loadPage(node.teamId, node.inbox);
-        return this.adopt(node.id, page.map(m => this.messageNode(node.team, node.member, m)));
+        // the newest first, a step at a time: each new message redraws all of them
+        const shown = this.shown.get(node.id) ?? SHOWN_STEP;
+        const kids: TreeNode[] = page.slice(0, shown).map(m => this.messageNode(node.team, node.member, m));
+        if (page.length > shown) kids.push(this.olderNode(node.team, node.member, page.length - shown));
+        return this.adopt(node.id, kids);
       }
     } catch (e) {
       this.setMessage(`Cannot read the inboxes: ${errorText(e).text}`);
@@ -287,6 +298,23 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     const made = new InboxNode(id, team, member);
     this.nodes.set(id, made);
     return made;
+  }
+
+  private olderNode(team: Team, member: Member, hidden: number): OlderNode {
+    const id = olderNodeId(team.id, member.inbox);
+    const n = this.nodes.get(id);
+    if (n instanceof OlderNode) { n.team = team; n.member = member; n.hidden = hidden; return n; }
+    const made = new OlderNode(id, team, member, hidden);
+    this.nodes.set(id, made);
+    return made;
+  }
+
+  /** The "Older messages" row: the next step of that inbox. */
+  showOlder(node: OlderNode): void {
+    const inbox = inboxNodeId(node.teamId, node.inbox);
+    this.shown.set(inbox, (this.shown.get(inbox) ?? SHOWN_STEP) + SHOWN_STEP);
+    const parent = this.nodes.get(inbox);
+    if (parent) this.fire(parent, 'inbox');
   }
 
   private messageNode(team: Team, member: Member, message: Message): MessageNode {
@@ -357,6 +385,7 @@ export function createInboxView(cache: MessageCache, sidecar: SidecarPort, log?:
   return {
     provider, view,
     disposables: [provider, view, vscode.window.registerFileDecorationProvider(provider), cache.onDidChangeUnread(setBadge),
+      vscode.commands.registerCommand('teamInbox.showOlder', (n: unknown) => { if (n instanceof OlderNode) provider.showOlder(n); }),
       cache.onDidChange(c => { if (c.kind === 'attention') setBadge(); })],
   };
 }

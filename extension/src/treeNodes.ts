@@ -25,6 +25,14 @@ export class MessageNode {
   get inbox(): string { return this.member.inbox; }
 }
 
+/** "Older messages" below an inbox's newest ones: a long inbox is drawn a step at a time. */
+export class OlderNode {
+  readonly kind = 'older';
+  constructor(readonly id: string, public team: Team, public member: Member, public hidden: number) {}
+  get teamId(): string { return this.team.id; }
+  get inbox(): string { return this.member.inbox; }
+}
+
 /** A team's "Conversation": every inbox's messages, newest first. */
 export class ConversationNode {
   readonly kind = 'conversation';
@@ -59,11 +67,12 @@ export class AttentionNode {
   get teamId(): string { return this.item.team; }
 }
 
-export type TreeNode = TeamNode | InboxNode | MessageNode | ConversationNode | ConversationMessageNode | EndedGroupNode | AttentionGroupNode | AttentionNode;
+export type TreeNode = TeamNode | InboxNode | MessageNode | OlderNode | ConversationNode | ConversationMessageNode | EndedGroupNode | AttentionGroupNode | AttentionNode;
 
 export const teamNodeId = (team: string): string => `team:${team}`;
 export const inboxNodeId = (team: string, inbox: string): string => `inbox:${team}/${inbox}`;
 export const messageNodeId = (team: string, inbox: string, id: string): string => `msg:${team}/${inbox}/${id}`;
+export const olderNodeId = (team: string, inbox: string): string => `older:${team}/${inbox}`;
 export const conversationNodeId = (team: string): string => `conv:${team}`;
 export const convMessageNodeId = (team: string, inbox: string, id: string): string => `cmsg:${team}/${inbox}/${id}`;
 export const attentionNodeId = (i: AttentionItem): string => `attn:${i.team}/${i.kind}/${i.member}/${i.requestId ?? i.messageId ?? ''}`;

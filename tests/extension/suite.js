@@ -274,6 +274,31 @@ test('reply answers the sender and marks the message read', async () => {
   await poll('replied-to message read in the file', () => readInbox(c.inbox('user'))[0].read === true);
 });
 
+test('a long inbox draws its newest 50, then "Older messages" for the next 50; a new message keeps the newest on top', async () => {
+  const many = Array.from({ length: 60 }, (_, i) => entry('team-lead', `note ${i}`, { summary: `Note ${i}`, read: true }));
+  const c = await team('claude', { researcher: many });
+  const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/researcher`));
+  const kids = () => api.tree.getChildren(inbox);
+  let rows = await kids();
+  assert.strictEqual(rows.length, 51, rows.map(n => n.id).join(' '));
+  assert.ok(rows.slice(0, 50).every(n => n.kind === 'message'));
+  const older = rows[50];
+  assert.strictEqual(older.kind, 'older');
+  assert.deepStrictEqual([api.tree.getTreeItem(older).label, api.tree.getTreeItem(older).description], ['Older messages', '10 more']);
+  assert.strictEqual(api.tree.getTreeItem(older).command.command, 'teamInbox.showOlder');
+  const newest = rows[0].message.text;
+  await cmd('showOlder', older);
+  rows = await kids();
+  assert.strictEqual(rows.length, 60, 'all 60, no "Older messages" row');
+  assert.ok(rows.every(n => n.kind === 'message'));
+  assert.strictEqual(new Set(rows.map(n => n.message.id)).size, 60);
+  appendClaude(c.inbox('researcher'), [entry('team-lead', 'latest', { summary: 'Latest note' })]);
+  await poll('the new row on top', async () => (await kids())[0].message.text === 'latest');
+  rows = await kids();
+  assert.strictEqual(rows[1].message.text, newest);
+  assert.strictEqual(rows.length, 61, 'the inbox keeps showing what was opened');
+});
+
 test("a teammate's write reaches the tree from the didChange alone (no refetch, one inbox redrawn)", async () => {
   const c = await team('claude', { user: [entry('team-lead', 'first')], researcher: [entry('team-lead', 'task')] });
   const inboxId = `inbox:${c.id}/user`;
