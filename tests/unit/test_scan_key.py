@@ -20,6 +20,19 @@ from teaminbox.tracker import Tracker
 LONG_AGO = 1_000_000_000 * 1_000_000_000  # 2001: any change made now has another mtime
 
 
+def count_find_teams(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How often the tracker lists the teams from here on (calls[0])."""
+    calls = [0]
+    real = tracker.find_teams
+
+    def counted(roots: Any) -> Any:
+        calls[0] += 1
+        return real(roots)
+
+    monkeypatch.setattr(tracker, "find_teams", counted)
+    return calls
+
+
 def make_team(root: Path, name: str, members: list[str]) -> Path:
     team = root / name
     (team / "inboxes").mkdir(parents=True)
@@ -50,14 +63,7 @@ def setup(
     make_team(root, "alpha", ["team-lead", "researcher"])
     backdate(root)
     t = Tracker(Settings(roots=[Root(str(root), "claude")]), History(str(tmp_path / "history.db")))
-    calls = [0]
-    real = tracker.find_teams
-
-    def counted(roots: Any) -> Any:
-        calls[0] += 1
-        return real(roots)
-
-    monkeypatch.setattr(tracker, "find_teams", counted)
+    calls = count_find_teams(monkeypatch)
     t.scan()
     t.scan()  # the key now covers the teams the scan found
     return t, root, lambda: calls[0]
@@ -134,14 +140,7 @@ def test_a_recent_change_is_never_skipped(tmp_path: Path, monkeypatch: pytest.Mo
     root = tmp_path / "teams"
     make_team(root, "alpha", ["team-lead"])
     t = Tracker(Settings(roots=[Root(str(root), "claude")]), History(str(tmp_path / "history.db")))
-    calls = [0]
-    real = tracker.find_teams
-
-    def counted(roots: Any) -> Any:
-        calls[0] += 1
-        return real(roots)
-
-    monkeypatch.setattr(tracker, "find_teams", counted)
+    calls = count_find_teams(monkeypatch)
     for _ in range(3):
         t.scan()
     assert calls[0] == 3
