@@ -130,8 +130,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
           tooltip: 'Every message of the team, newest first, and whether it reached its reader (waiting / delivered / read)',
           icon: 'comment-discussion', contextValue: 'conversation', collapsible: true };
       }
-      case 'older': return { label: 'Older messages', description: `${node.hidden} more`,
-        tooltip: `Show ${Math.min(node.hidden, SHOWN_STEP)} more of this inbox's messages`, icon: 'history', contextValue: 'older', collapsible: false };
+      case 'older': return { label: 'Older messages', description: node.hidden ? `${node.hidden} more` : '',
+        tooltip: node.hidden ? `Show ${Math.min(node.hidden, SHOWN_STEP)} more of this inbox's messages` : `Fetch ${SHOWN_STEP} older messages of this inbox`,
+        icon: 'history', contextValue: 'older', collapsible: false };
       case 'convMessage': return conversationRow(node.message);
       case 'ended': return { label: 'Ended', description: `${node.count} team${node.count === 1 ? '' : 's'}`,
         tooltip: 'Teams whose folder is gone (Claude Code deletes a session team on exit): read-only, from the history',
@@ -232,7 +233,10 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
         // the newest first, a step at a time: each new message redraws all of them
         const shown = this.shown.get(node.id) ?? SHOWN_STEP;
         const kids: TreeNode[] = page.slice(0, shown).map(m => this.messageNode(node.team, node.member, m));
-        if (page.length > shown) kids.push(this.olderNode(node.team, node.member, page.length - shown));
+        // hidden 0: the page is all drawn but full, so older ones may be left to fetch
+        if (page.length > shown || this.cache.pageFull(node.teamId, node.inbox)) {
+          kids.push(this.olderNode(node.team, node.member, Math.max(page.length - shown, 0)));
+        }
         return this.adopt(node.id, kids);
       }
     } catch (e) {
@@ -309,10 +313,14 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     return made;
   }
 
-  /** The "Older messages" row: the next step of that inbox. */
-  showOlder(node: OlderNode): void {
+  /** The "Older messages" row: the next step of that inbox, fetched when the page ends first. */
+  async showOlder(node: OlderNode): Promise<void> {
     const inbox = inboxNodeId(node.teamId, node.inbox);
-    this.shown.set(inbox, (this.shown.get(inbox) ?? SHOWN_STEP) + SHOWN_STEP);
+    const next = (this.shown.get(inbox) ?? SHOWN_STEP) + SHOWN_STEP;
+    this.shown.set(inbox, next);
+    if (next > (this.cache.page(node.teamId, node.inbox)?.length ?? 0) && this.cache.pageFull(node.teamId, node.inbox)) {
+      await this.cache.growPage(node.teamId, node.inbox, next);
+    }
     const parent = this.nodes.get(inbox);
     if (parent) this.fire(parent, 'inbox');
   }
@@ -385,7 +393,7 @@ export function createInboxView(cache: MessageCache, sidecar: SidecarPort, log?:
   return {
     provider, view,
     disposables: [provider, view, vscode.window.registerFileDecorationProvider(provider), cache.onDidChangeUnread(setBadge),
-      vscode.commands.registerCommand('teamInbox.showOlder', (n: unknown) => { if (n instanceof OlderNode) provider.showOlder(n); }),
+      vscode.commands.registerCommand('teamInbox.showOlder', (n: unknown) => (n instanceof OlderNode ? provider.showOlder(n) : undefined)),
       cache.onDidChange(c => { if (c.kind === 'attention') setBadge(); })],
   };
 }

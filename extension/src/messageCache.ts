@@ -111,6 +111,8 @@ export class MessageCache implements Disposable {
   private teamsDirty = false;
   private readonly pages = new Map<string, Message[]>();
   private readonly pageLoads = new Map<string, PageLoad>();
+  /** An inbox's page size once "Older messages" asked past PAGE_LIMIT. */
+  private readonly limits = new Map<string, number>();
   /** Messages met outside the pages (search results, notifications), for openMessage and reply. */
   private readonly extra = new Map<string, Message>();
   private unreadTotal: number | undefined;
@@ -250,11 +252,12 @@ export class MessageCache implements Disposable {
     const gen = this.generation;
     const load: PageLoad = { deltas: [], promise: Promise.resolve([]) };
     this.log(`fetch messages ${team}/${inbox}`);
-    load.promise = this.sidecar.request(Methods.messages, { team, inbox, includeArchived: true, limit: PAGE_LIMIT }).then(r => {
+    const limit = this.pageLimit(k);
+    load.promise = this.sidecar.request(Methods.messages, { team, inbox, includeArchived: true, limit }).then(r => {
       const owned = !!this.member(team, inbox)?.owned;
       let list = r.messages.map(m => withSeen(m, this.extra.get(msgKey(team, inbox, m.id)), owned));
       // a didChange that crossed the request: applying it again is harmless (idempotent)
-      for (const d of load.deltas) list = applyDelta(list, d, owned);
+      for (const d of load.deltas) list = applyDelta(list, d, owned, limit);
       if (gen === this.generation) this.pages.set(k, list);
       return list;
     });
@@ -262,6 +265,22 @@ export class MessageCache implements Disposable {
     const done = () => { if (this.pageLoads.get(k) === load) this.pageLoads.delete(k); };
     load.promise.then(done, done);
     return load.promise;
+  }
+
+  private pageLimit(k: string): number { return this.limits.get(k) ?? PAGE_LIMIT; }
+
+  /** Whether an inbox's page is as long as it may be: older messages may be left out. */
+  pageFull(teamIdOrName: string, inbox: string): boolean {
+    const k = key(this.teamId(teamIdOrName), inbox);
+    return (this.pages.get(k)?.length ?? 0) >= this.pageLimit(k);
+  }
+
+  /** Fetches an inbox's page again, `limit` messages long (never shorter than PAGE_LIMIT). */
+  growPage(teamIdOrName: string, inbox: string, limit: number): Promise<readonly Message[]> {
+    const k = key(this.teamId(teamIdOrName), inbox);
+    if (limit <= this.pageLimit(k)) return this.loadPage(teamIdOrName, inbox);
+    this.limits.set(k, limit);
+    return this.loadPage(teamIdOrName, inbox, true);
   }
 
   message(teamIdOrName: string, inbox: string, id: string): Message | undefined {
@@ -306,7 +325,7 @@ export class MessageCache implements Disposable {
       return;
     }
     const page = this.pages.get(k);
-    if (page) this.pages.set(k, applyDelta(page, p, member.owned));
+    if (page) this.pages.set(k, applyDelta(page, p, member.owned, this.pageLimit(k)));
     this.conversationLoads.get(p.team)?.deltas.push(p);
     const conv = this.conversations.get(p.team);
     if (conv) {
@@ -426,6 +445,7 @@ export class MessageCache implements Disposable {
     this.unreadByTeam = {};
     this.pages.clear();
     this.pageLoads.clear();
+    this.limits.clear();
     this.conversations.clear();
     this.conversationLoads.clear();
     this.attentionList = undefined;

@@ -148,3 +148,22 @@ test('a teamsChanged that brings nothing new does not redraw the tree', async ()
   await cache.refreshAll(); // the manual Refresh always redraws (its pages are dropped)
   assert.deepEqual(changes, [{ kind: 'teams' }]);
 });
+
+test('a full page says older messages may be left out; growPage fetches a longer one and deltas keep its length', async () => {
+  const { side, cache, pages } = setup();
+  const long = (n: number) => Array.from({ length: n }, (_, i) => msg({ id: `m${n - i}`, inbox: 'researcher' }));
+  side.handlers['teamInbox/messages'] = p => (p.inbox === 'researcher'
+    ? { messages: long(260).slice(0, p.limit ?? 200), total: 260, unread: 0 } : pages[p.inbox]);
+  await cache.loadTeams();
+  assert.equal((await cache.loadPage('claude:alpha', 'researcher')).length, 200);
+  assert.equal(cache.pageFull('claude:alpha', 'researcher'), true);
+  assert.equal((await cache.growPage('claude:alpha', 'researcher', 150)).length, 200, 'never shorter than the first page');
+  assert.equal(side.count('teamInbox/messages'), 1, 'no fetch for a shorter page');
+  assert.equal((await cache.growPage('claude:alpha', 'researcher', 250)).length, 250);
+  assert.deepEqual(side.calls.at(-1)?.params, { team: 'claude:alpha', inbox: 'researcher', includeArchived: true, limit: 250 });
+  side.changes.fire(delta({ inbox: 'researcher', added: [msg({ id: 'new', inbox: 'researcher' })], total: 261, unread: 1 }));
+  const page = cache.page('claude:alpha', 'researcher')!;
+  assert.deepEqual([page.length, page[0].id, page.at(-1)?.id], [250, 'new', 'm12'], 'the grown length, the newest on top');
+  await cache.loadPage('claude:alpha', 'user');
+  assert.equal(cache.pageFull('claude:alpha', 'user'), false, 'a short inbox is whole');
+});

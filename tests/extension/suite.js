@@ -299,6 +299,26 @@ test('a long inbox draws its newest 50, then "Older messages" for the next 50; a
   assert.strictEqual(rows.length, 61, 'the inbox keeps showing what was opened');
 });
 
+test('"Older messages" past the first page fetches the older ones, so every message of a long inbox is reachable', async () => {
+  const many = Array.from({ length: 230 }, (_, i) => entry('team-lead', `old ${i}`, { read: true }));
+  const c = await team('claude', { researcher: many });
+  const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/researcher`));
+  const kids = () => api.tree.getChildren(inbox);
+  let rows = await kids();
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[50]).description], [51, '150 more'], 'the first page is 200');
+  for (let i = 0; i < 3; i++) await cmd('showOlder', (await kids()).at(-1));
+  rows = await kids();
+  assert.strictEqual(rows.length, 201, 'the whole first page, then a row for what it left out');
+  assert.deepStrictEqual([rows[200].kind, api.tree.getTreeItem(rows[200]).description], ['older', '']);
+  const before = { ...api.sidecar.requestCounts };
+  await cmd('showOlder', rows[200]);
+  assert.deepStrictEqual(sentSince(before), { 'teamInbox/messages': 1 }, 'one fetch of a longer page');
+  rows = await kids();
+  assert.strictEqual(rows.length, 230, 'all of them, no "Older messages" row');
+  assert.ok(rows.every(n => n.kind === 'message'));
+  assert.ok(rows.some(n => n.message.text === 'old 0') && rows.some(n => n.message.text === 'old 229'));
+});
+
 test("a teammate's write reaches the tree from the didChange alone (no refetch, one inbox redrawn)", async () => {
   const c = await team('claude', { user: [entry('team-lead', 'first')], researcher: [entry('team-lead', 'task')] });
   const inboxId = `inbox:${c.id}/user`;
