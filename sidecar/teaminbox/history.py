@@ -25,6 +25,7 @@ from .formats import MAX_DEPTH, dumps_indented, loads
 from .model import Message, converter
 
 log = logging.getLogger("teaminbox")
+SeenKey = tuple[str | bytes, str | bytes]  # (team, inbox) as stored (_key)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -181,6 +182,7 @@ class History:
         """Open (or create) the archive: 0600 in a 0700 folder, a corrupt one moved aside."""
         self.path = path or default_path()
         self.keep_days = keep_days
+        self._seen_gen = 0  # writes to `seen` through this connection (_connect's triggers)
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, mode=0o700, exist_ok=True)
         if path is None:  # our own data folder; a folder given by the caller is theirs
@@ -271,10 +273,26 @@ class History:
             if os.path.getsize(self.path) <= CHECK_AT_OPEN_BYTES:
                 _check(db)
             db.executescript(SCHEMA)
+            # Every write to `seen` through this connection, whatever statement makes it,
+            # moves `_seen_gen` (temp triggers: this connection's only); other
+            # connections' commits move `PRAGMA data_version`. Together they say when
+            # the cached seen sets (`seen_set`) must be read again.
+            db.create_function("teaminbox_seen_changed", 0, self._seen_changed)
+            for op in ("INSERT", "UPDATE", "DELETE"):
+                db.execute(
+                    f"CREATE TEMP TRIGGER IF NOT EXISTS seen_{op.lower()} AFTER {op} ON main.seen"
+                    " BEGIN SELECT teaminbox_seen_changed(); END"
+                )
         except BaseException:
             db.close()
             raise
+        self._seen_cache: dict[SeenKey, frozenset[str]] = {}  # as of `_seen_token`
+        self._seen_stale: dict[SeenKey, frozenset[str]] = {}  # from before it: read again
+        self._seen_token: tuple[int, int] | None = None
         return db
+
+    def _seen_changed(self) -> None:
+        self._seen_gen += 1
 
     def _move_aside(self, err: sqlite3.DatabaseError) -> None:
         """Keep a corrupt archive for inspection and start an empty one."""
@@ -371,10 +389,32 @@ class History:
             return self.db.total_changes - before
 
     def seen_ids(self, team: str, inbox: str) -> set[str]:
-        rows = self.db.execute(
-            "SELECT id FROM seen WHERE team=? AND inbox=?", (_key(team), _key(inbox))
-        )
-        return {_unkey(r[0]) for r in rows}
+        """The ids marked seen in an inbox (a copy the caller may change)."""
+        return set(self.seen_set(team, inbox))
+
+    def seen_set(self, team: str, inbox: str) -> frozenset[str]:
+        """The ids marked seen in an inbox, the same object for as long as they stay the
+        same (Tracker.unread keys its counts on it). Read from the table again after any
+        write to it here or any commit elsewhere: 10,000 seen ids took 4 ms to read, each
+        publisher step, when nothing had changed."""
+        token = (self._seen_gen, self.db.execute("PRAGMA data_version").fetchone()[0])
+        if token != self._seen_token:
+            self._seen_token = token
+            self._seen_stale.update(self._seen_cache)
+            self._seen_cache = {}
+        key = (_key(team), _key(inbox))
+        found = self._seen_cache.get(key)
+        if found is None:
+            found = self._read_seen(key)
+            stale = self._seen_stale.pop(key, None)
+            if stale == found:  # the same object: counts keyed on it still hold
+                found = stale
+            self._seen_cache[key] = found
+        return found
+
+    def _read_seen(self, key: SeenKey) -> frozenset[str]:
+        rows = self.db.execute("SELECT id FROM seen WHERE team=? AND inbox=?", key)
+        return frozenset(_unkey(r[0]) for r in rows)
 
     def search(self, query: str, team: str | None = None, limit: int = 50) -> list[Message]:
         """FTS5 match; a query that is not valid FTS syntax is searched as a phrase.

@@ -44,7 +44,7 @@ from .errors import (
 from .formats import InboxFormat
 from .history import History
 from .model import Member, Message, Problem, Team, converter
-from .rows import Rows, grow_rows, load_rows, steady_malloc
+from .rows import Prefix, Rows, grow_rows, load_rows, steady_malloc
 from .tasks import Boards
 
 log = logging.getLogger("teaminbox")
@@ -64,14 +64,40 @@ class InboxState:
     parsed: bool = False  # parsed once in this process: later diffs are against memory
     loading: bool = False  # a big first load runs elsewhere (Tracker.deferred)
 
-    def unseen(self, seen: set[str]) -> int:
-        """Unread entries the person has not seen either."""
+    # (the rows counted, as a Prefix; the seen set they were counted against; the count)
+    _unseen: tuple[Prefix, frozenset[str], int] | None = attrs.field(
+        default=None, init=False, repr=False, eq=False
+    )
+
+    def unseen(self, seen: frozenset[str]) -> int:
+        """Unread entries the person has not seen either. Counted whole only when the seen
+        set or the rows changed other than by an append (10,000 entries: 1.5 ms, every
+        publisher step); otherwise from the last count, the appended entries added."""
         rows = self.rows
-        if not seen:
-            return rows.unread
-        return sum(
-            1 for i, r in zip(rows.iter_ids(), rows.read, strict=True) if not r and i not in seen
-        )
+        memo = self._unseen
+        if memo is not None and memo[1] is seen and rows.extends(memo[0]):
+            start = memo[0].count
+            n = memo[2]
+            if len(rows) > start:
+                n += _count_unseen(rows, seen, start)
+        else:
+            n = _count_unseen(rows, seen, 0)
+        # `extends` compares the read flags and ids themselves: a rewrite, a flag changed
+        # in place or a reload can never pass for the rows counted
+        self._unseen = (rows.prefix(), seen, n)
+        return n
+
+
+def _count_unseen(rows: Rows, seen: frozenset[str], start: int) -> int:
+    """Unread and unseen among rows[start:]."""
+    unread = rows.read.count(0, start)
+    if not seen or not unread:
+        return unread
+    return sum(
+        1
+        for i, r in zip(rows.iter_ids(start), rows.read[start:], strict=True)
+        if not r and i not in seen
+    )
 
 
 @attrs.define
@@ -517,7 +543,7 @@ class Tracker:
         for tid, r in self.rosters.items():
             state = self.inboxes.get((tid, r.own_inbox or ""))
             if state is not None:
-                by_team[tid] = state.unseen(self.history.seen_ids(tid, state.inbox))
+                by_team[tid] = state.unseen(self.history.seen_set(tid, state.inbox))
         return by_team
 
     def ids(self, team: str, inbox: str) -> list[str]:
