@@ -29,8 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_server import (  # noqa: E402
     Session,
-    append_bytes,
-    atomic_write,
+    big_appends,
     dumps,
     make_entry,
     make_team,
@@ -47,19 +46,9 @@ async def big(base: Path, data: bytes, appends: int) -> dict[str, Any]:
     path.write_bytes(data)
     s = Session()
     start = await s.start(root, base / "history.db")
-    lat: list[float] = []
     try:
         await asyncio.sleep(0.5)
-        n = 10**6
-        for k in range(appends + 2):
-            e = make_entry(n + k, 2700 - 230)
-            data = append_bytes(data, e)
-            since = len(s.changes)
-            t0 = atomic_write(path, data)
-            t1 = await s.wait_change("user", e["text"], since, timeout=10)
-            if k >= 2:
-                lat.append((t1 - t0) * 1000)
-            await asyncio.sleep(0.1)
+        lat, _, _ = await big_appends(s, path, data, 10**6, appends)
         hwm = vm(s.pid, "VmHWM")
     finally:
         await s.stop()

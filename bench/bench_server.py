@@ -386,6 +386,28 @@ async def bench_sizes(base: Path, sizes: list[int], reps: int) -> list[dict[str,
 # --- 3. append to a 27 MB inbox -> didChange -------------------------------------------------------
 
 
+async def big_appends(
+    s: Session, path: Path, data: bytes, first: int, appends: int
+) -> tuple[list[float], list[float], bytes]:
+    """`appends` entries of ~2.7 KB (after 2 warm-up) appended to the own inbox at `path`, each
+    the whole file written to a temp file and renamed as Claude Code does, 0.1 s apart:
+    (write -> didChange ms, temp-file write ms, the file's bytes after)."""
+    lat: list[float] = []
+    write_ms: list[float] = []
+    for k in range(appends + 2):
+        e = make_entry(first + k, 2700 - 230)
+        data = append_bytes(data, e)
+        since = len(s.changes)
+        w0 = time.perf_counter()
+        t0 = atomic_write(path, data)
+        write_ms.append((t0 - w0) * 1000)
+        t1 = await s.wait_change("user", e["text"], since, timeout=10)
+        if k >= 2:
+            lat.append((t1 - t0) * 1000)
+        await asyncio.sleep(0.1)
+    return lat, write_ms, data
+
+
 async def bench_big_append(base: Path, n: int, appends: int) -> dict[str, Any]:
     root = base / "big" / "teams"
     team = make_team(root, "heavy", ["team-lead", "researcher"])
@@ -416,21 +438,9 @@ async def bench_big_append(base: Path, n: int, appends: int) -> dict[str, Any]:
     tail_hit = tail is not None and len(tail) == 1
     s = Session()
     startup = await s.start(root, base / "big" / "history.db")
-    lat: list[float] = []
-    write_ms: list[float] = []
     try:
         await asyncio.sleep(0.5)
-        for k in range(appends + 2):
-            e = make_entry(n + k, 2700 - 230, sender="researcher")
-            data = append_bytes(data, e)
-            since = len(s.changes)
-            w0 = time.perf_counter()
-            t0 = atomic_write(path, data)
-            write_ms.append((t0 - w0) * 1000)
-            t1 = await s.wait_change("user", e["text"], since, timeout=10)
-            if k >= 2:
-                lat.append((t1 - t0) * 1000)
-            await asyncio.sleep(0.1)
+        lat, write_ms, data = await big_appends(s, path, data, n, appends)
         hwm = vm(s.pid, "VmHWM")
     finally:
         await s.stop()
