@@ -16,12 +16,11 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-import attrs
 import orjson
 import platformdirs
 from filelock import FileLock
 
-from .formats import MAX_DEPTH, dumps_indented, loads
+from .formats import MAX_DEPTH, dumps_any, loads
 from .model import Message, converter
 
 log = logging.getLogger("teaminbox")
@@ -109,15 +108,11 @@ def default_path() -> str:
 
 
 def _body(msg: Message) -> bytes:
-    """The message as JSON; its free-form dicts bypass cattrs (which recurses on them)."""
-    data = converter.unstructure(attrs.evolve(msg, raw={}, payload=None, structured=None))
-    data.update(raw=msg.raw, payload=msg.payload, structured=msg.structured)
+    """The message as JSON (its free-form dicts as they are: model.converter)."""
+    data = converter.unstructure(msg)
     data.pop("archived", None)
     data.pop("seen", None)
-    try:
-        return orjson.dumps(data)
-    except TypeError:  # lone surrogates, nesting past 255: as JSON.stringify writes them
-        return dumps_indented(data)
+    return dumps_any(data)
 
 
 def _key(s: str) -> str | bytes:

@@ -270,6 +270,15 @@ def _js_order_iterative(root: Any) -> Any:
     return done.get(id(root), _js_float(root))
 
 
+def dumps_any(value: Any) -> bytes:
+    """Compact JSON of any value we hold: orjson, and what it refuses (nesting past 255, lone
+    surrogates, ints past 64 bits) as `dumps_indented` writes it."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return dumps_indented(value)
+
+
 def dumps_indented(value: Any) -> bytes:
     """JSON with 2-space indentation, byte for byte as JavaScript's JSON.stringify(v, null, 2).
 

@@ -3,9 +3,9 @@
 An inbox entry may nest 1,024 deep (formats.MAX_DEPTH) and is served as it is. pygls encodes
 with cattrs and `json.dumps`, which both recurse and fail near Python's recursion limit: the
 request then gets no answer at all. Our methods' results and notifications' params are plain
-data already (core.py unstructures them), so those go to orjson as they are, and what orjson
-refuses (nesting past 255, a lone surrogate, an int past 64 bits) to `dumps_indented`, which
-has no depth limit. pygls's own LSP messages keep pygls's path.
+data already (core.py unstructures them), so those go to `formats.dumps_any` as they are:
+orjson, and past what orjson takes `dumps_indented`, which has no depth limit. pygls's own
+LSP messages keep pygls's path.
 """
 
 from __future__ import annotations
@@ -16,21 +16,13 @@ import logging
 from typing import Any
 
 import attrs
-import orjson
 from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
-from ..formats import dumps_indented
+from ..formats import dumps_any
 
 log = logging.getLogger("teaminbox")
-
-
-def encode(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value)
-    except TypeError:
-        return dumps_indented(value)
 
 
 class TeamInboxProtocol(LanguageServerProtocol):
@@ -45,7 +37,7 @@ class TeamInboxProtocol(LanguageServerProtocol):
         if self.writer is None:
             return
         try:
-            body = encode(plain)
+            body = dumps_any(plain)
         except Exception as err:  # noqa: BLE001 - a response must still be answered
             log.exception("cannot encode a message to the client")
             if "id" in plain:
