@@ -332,8 +332,8 @@ def describe(r: Roster, counts: bool = False) -> Team:
         project=r.info.get("project"),
         created_at=_seconds(r.info.get("created_at")),
         label=_label(team.name, r.info),
-        lead_alive=_alive(r.info.get("lead_pid")),
-        orphan=team.config is not None and _alive(r.info.get("lead_pid")) is False,
+        lead_alive=pid_alive(r.info.get("lead_pid")),
+        orphan=team.config is not None and pid_alive(r.info.get("lead_pid")) is False,
     )
 
 
@@ -346,7 +346,7 @@ def _label(name: str, info: dict[str, Any]) -> str | None:
     return " · ".join(p for p in (project or name, when) if p)
 
 
-def _alive(pid: Any) -> bool | None:
+def pid_alive(pid: Any) -> bool | None:
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
         return None
     try:

@@ -25,10 +25,10 @@ from .discovery import (
     Roster,
     Settings,
     TeamDir,
-    _alive,
     describe,
     find_teams,
     pick_team,
+    pid_alive,
     roster,
     scan_key,
 )
@@ -158,9 +158,19 @@ class Tracker:
         key = self._inputs_key()
         if key is not None and key == self._scan_key:  # the teams and rosters are as read
             self.boards.sync(self.teams, start=False)
-            found = [c for state in list(self.inboxes.values()) if (c := self.refresh(state))]
-            return self._teams_changed(), found
-        self._scan_key = key
+            changes: list[Change] = []
+        else:
+            self._scan_key = key
+            changes = self._relist()
+        for state in list(self.inboxes.values()):
+            change = self.refresh(state)
+            if change:
+                changes.append(change)
+        return self._teams_changed(), changes
+
+    def _relist(self) -> list[Change]:
+        """Teams and rosters read again; inboxes added for new members, dropped (and their
+        messages archived as gone) for members that left."""
         teams = {t.id: t for t in find_teams(self.settings.roots)}
         for t in teams.values():
             self._steady_config(t)
@@ -189,11 +199,7 @@ class Tracker:
                     changes.append(
                         Change(state.team, state.inbox, InboxDiff(removed=removed), 0, 0)
                     )
-        for state in list(self.inboxes.values()):
-            change = self.refresh(state)
-            if change:
-                changes.append(change)
-        return self._teams_changed(), changes
+        return changes
 
     def _inputs_key(self) -> tuple[Any, ...] | None:
         """What a full scan's teams and rosters depend on: the stats of what it read, the
@@ -203,7 +209,7 @@ class Tracker:
         key = scan_key(self.settings.roots, self.teams.values(), time.time_ns())
         if key is None:
             return None
-        alive = tuple(_alive(r.info.get("lead_pid")) for r in self.rosters.values())
+        alive = tuple(pid_alive(r.info.get("lead_pid")) for r in self.rosters.values())
         return key, alive, repr(self.settings)
 
     def _steady_config(self, t: TeamDir) -> None:
