@@ -193,9 +193,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
         const items = await attention;
         this.updateBadge();
         const top: TreeNode[] = [];
-        if (items.length) top.push(this.groupNode(ATTENTION_ID, () => new AttentionGroupNode([...items]), n => { (n as AttentionGroupNode).items = [...items]; }));
+        if (items.length) top.push(this.keep(ATTENTION_ID, AttentionGroupNode, () => new AttentionGroupNode([...items]), n => { n.items = [...items]; }));
         top.push(...live.map(t => this.teamNode(t)));
-        if (ended.length) top.push(this.groupNode(ENDED_ID, () => new EndedGroupNode(ended.length), n => { (n as EndedGroupNode).count = ended.length; }));
+        if (ended.length) top.push(this.keep(ENDED_ID, EndedGroupNode, () => new EndedGroupNode(ended.length), n => { n.count = ended.length; }));
         return this.adopt(ROOT, top);
       }
       if (node.kind === 'ended') {
@@ -204,11 +204,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
       if (node.kind === 'attentionGroup') {
         return this.adopt(node.id, this.cache.attention.map(i => {
           const id = attentionNodeId(i);
-          const n = this.nodes.get(id);
-          if (n instanceof AttentionNode) { n.item = i; return n; }
-          const made = new AttentionNode(id, i);
-          this.nodes.set(id, made);
-          return made;
+          return this.keep(id, AttentionNode, () => new AttentionNode(id, i), n => { n.item = i; });
         }));
       }
       if (node.kind === 'team') {
@@ -221,11 +217,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
         const list = await this.cache.loadConversation(node.teamId);
         return this.adopt(node.id, list.map(m => {
           const id = convMessageNodeId(node.teamId, m.inbox, m.id);
-          const n = this.nodes.get(id);
-          if (n instanceof ConversationMessageNode) { n.team = node.team; n.message = m; return n; }
-          const made = new ConversationMessageNode(id, node.team, m);
-          this.nodes.set(id, made);
-          return made;
+          return this.keep(id, ConversationMessageNode, () => new ConversationMessageNode(id, node.team, m), n => { n.team = node.team; n.message = m; });
         }));
       }
       if (node.kind === 'inbox') {
@@ -253,9 +245,11 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   /** The node drawn with this id (`inboxNodeId(...)` etc.), if any: for tests. */
   find(id: string): TreeNode | undefined { return this.nodes.get(id); }
 
-  private groupNode(id: string, make: () => TreeNode, update: (n: TreeNode) => void): TreeNode {
+  /** The node kept under `id`, its data brought up to date, or a new one: VS Code keeps a row's
+   * expansion by its node's identity. */
+  private keep<N extends TreeNode>(id: string, kind: new (...args: never[]) => N, make: () => N, update: (n: N) => void): N {
     const n = this.nodes.get(id);
-    if (n) { update(n); return n; }
+    if (n instanceof kind) { update(n); return n; }
     const made = make();
     this.nodes.set(id, made);
     return made;
@@ -263,11 +257,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   private conversationNode(team: Team): ConversationNode {
     const id = conversationNodeId(team.id);
-    const n = this.nodes.get(id);
-    if (n instanceof ConversationNode) { n.team = team; return n; }
-    const made = new ConversationNode(id, team);
-    this.nodes.set(id, made);
-    return made;
+    return this.keep(id, ConversationNode, () => new ConversationNode(id, team), n => { n.team = team; });
   }
 
   /** The badge: unread messages to the person plus what needs their attention. Drawn a moment
@@ -288,29 +278,17 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   private teamNode(team: Team): TeamNode {
     const id = teamNodeId(team.id);
-    const n = this.nodes.get(id);
-    if (n instanceof TeamNode) { n.team = team; return n; }
-    const made = new TeamNode(id, team);
-    this.nodes.set(id, made);
-    return made;
+    return this.keep(id, TeamNode, () => new TeamNode(id, team), n => { n.team = team; });
   }
 
   private inboxNode(team: Team, member: Member): InboxNode {
     const id = inboxNodeId(team.id, member.inbox);
-    const n = this.nodes.get(id);
-    if (n instanceof InboxNode) { n.team = team; n.member = member; return n; }
-    const made = new InboxNode(id, team, member);
-    this.nodes.set(id, made);
-    return made;
+    return this.keep(id, InboxNode, () => new InboxNode(id, team, member), n => { n.team = team; n.member = member; });
   }
 
   private olderNode(team: Team, member: Member, hidden: number): OlderNode {
     const id = olderNodeId(team.id, member.inbox);
-    const n = this.nodes.get(id);
-    if (n instanceof OlderNode) { n.team = team; n.member = member; n.hidden = hidden; return n; }
-    const made = new OlderNode(id, team, member, hidden);
-    this.nodes.set(id, made);
-    return made;
+    return this.keep(id, OlderNode, () => new OlderNode(id, team, member, hidden), n => { n.team = team; n.member = member; n.hidden = hidden; });
   }
 
   /** The "Older messages" row: the next step of that inbox, fetched when the page ends first. */
@@ -327,11 +305,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   private messageNode(team: Team, member: Member, message: Message): MessageNode {
     const id = messageNodeId(team.id, member.inbox, message.id);
-    const n = this.nodes.get(id);
-    if (n instanceof MessageNode) { n.team = team; n.member = member; n.message = message; return n; }
-    const made = new MessageNode(id, team, member, message);
-    this.nodes.set(id, made);
-    return made;
+    return this.keep(id, MessageNode, () => new MessageNode(id, team, member, message), n => { n.team = team; n.member = member; n.message = message; });
   }
 
   /** Records a parent's children and forgets the nodes of rows that are gone. */

@@ -26,8 +26,11 @@ export async function findPython(setting: string, log: vscode.LogOutputChannel, 
     return early;
   }
   const api = setting.trim() ? undefined : await pythonExtensionApi(log);
-  return selectPython(setting, api, vscode.workspace.workspaceFolders?.[0]?.uri, m => log.warn(m));
+  return selectPython(setting, api, pythonResource(), m => log.warn(m));
 }
+
+/** The folder whose interpreter the Python extension is asked for, at start and when checked. */
+const pythonResource = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
 
 function isFile(p: string): boolean {
   try { return fs.statSync(p).isFile(); } catch { return false; }
@@ -53,7 +56,7 @@ export async function watchInterpreter(log: vscode.LogOutputChannel, setting: ()
   const api = await pythonExtensionApi(log);
   if (!api) return undefined;
   const now = running(); // undefined: the start has not chosen yet, and will ask the API itself
-  const active = now && await interpreterFromApi(api, vscode.workspace.workspaceFolders?.[0]?.uri, m => log.warn(m));
+  const active = now && await interpreterFromApi(api, pythonResource(), m => log.warn(m));
   if (now && active && running() === now && shouldRestartOnInterpreterChange(setting(), now, active)) {
     restart(`The Python extension's interpreter is ${active}, not ${now.command}`);
   }
