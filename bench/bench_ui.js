@@ -24,7 +24,10 @@ function initScript(view) {
   // so that the bookkeeping stays off the path it measures.
   window.__tiFrames = [];
   const note = (dir, data) => {
-    if (window.__tiArmedAt && !window.__tiDone) window.__tiFrames.push({ t: now(), dir, data });
+    if (window.__tiArmedAt && !window.__tiDone) {
+      window.__tiFrames.push({ t: now(), dir, data });
+      if (window.__tiTrace) performance.mark(`ti-${dir}`);
+    }
   };
   const Ws = window.WebSocket;
   window.WebSocket = class extends Ws {
@@ -76,10 +79,12 @@ const commands = {
       window.__tiFrames = [];
       window.__tiDone = false;
       window.__tiArmedAt = now();
+      if (window.__tiTrace) performance.mark('ti-arm');
       window.__tiHit = new Promise(resolve => {
         const found = () => [...root.querySelectorAll('.monaco-list-row .label-description')].some(d => d.textContent.includes(text));
         const done = () => {
           const domAt = now();
+          if (window.__tiTrace) performance.mark('ti-dom');
           window.__tiDone = true;
           obs.disconnect();
           requestAnimationFrame(() => resolve({ domAt, frameAt: now() }));
@@ -136,6 +141,86 @@ const commands = {
       self.set(key, (self.get(key) || 0) + (dt[i + 1] || 0) / 1000);
     });
     return { bursts, top: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 60) };
+  },
+
+  // the page's main-thread tasks while writes land (a Chrome trace): per write, from the first
+  // frame in to the row, what ran (top-level tasks, their biggest parts) and what was idle
+  async tstart() {
+    cdp = await page.context().newCDPSession(page);
+    await page.evaluate(() => { window.__tiTrace = true; });
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    await cdp.send('Profiler.start');
+    await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream',
+      traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing', 'v8', 'disabled-by-default-v8.gc'] } });
+    return { started: true };
+  },
+
+  async tstop() {
+    await page.evaluate(() => { window.__tiTrace = false; });
+    const { profile } = await cdp.send('Profiler.stop');
+    const done = new Promise(r => cdp.once('Tracing.tracingComplete', r));
+    await cdp.send('Tracing.end');
+    const { stream } = await done;
+    let text = '';
+    for (;;) {
+      const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream, size: 1 << 22 });
+      text += base64Encoded ? Buffer.from(data, 'base64').toString() : data;
+      if (eof) break;
+    }
+    await cdp.send('IO.close', { handle: stream });
+    const events = JSON.parse(text).traceEvents ?? JSON.parse(text);
+    const marks = events.filter(e => e.cat.includes('blink.user_timing') && /^ti-/.test(e.name)).sort((a, b) => a.ts - b.ts);
+    const main = marks[0] && { pid: marks[0].pid, tid: marks[0].tid };
+    const onMain = events.filter(e => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined);
+    const tasks = onMain.filter(e => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask').sort((a, b) => a.ts - b.ts);
+    const writes = [];
+    let cur = null;
+    for (const m of marks) {
+      if (m.name === 'ti-arm') cur = { ins: [], outs: [] };
+      else if (cur && m.name === 'ti-in') cur.ins.push(m.ts);
+      else if (cur && m.name === 'ti-out') cur.outs.push(m.ts);
+      else if (cur && m.name === 'ti-dom') { cur.dom = m.ts; writes.push(cur); cur = null; }
+    }
+    const describe = t => {
+      const kids = onMain.filter(e => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.name !== 'RunTask' && e.name !== 'ThreadControllerImpl::RunTask');
+      const big = kids.filter(e => e.dur >= 300).sort((a, b) => b.dur - a.dur).slice(0, 4);
+      return big.map(e => {
+        const d = e.args?.data ?? {};
+        const what = d.functionName || d.type || d.url?.split('/').pop() || '';
+        return `${e.name}${what ? `(${what})` : ''} ${(e.dur / 1000).toFixed(1)}`;
+      }).join(', ');
+    };
+    // the script from the last frame in (the answer) to the row: inclusive ms by function, all writes
+    const byId = new Map(profile.nodes.map(n => [n.id, n]));
+    const parent = new Map();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const incl = new Map();
+    let t = profile.startTime;
+    const wins = writes.filter(w => w.ins.length).map(w => [w.ins.filter(x => x <= w.dom).pop(), w.dom]);
+    profile.samples.forEach((id, i) => {
+      t += profile.timeDeltas[i];
+      if (!wins.some(([a, b]) => t >= a && t <= b)) return;
+      const seen = new Set();
+      for (let n = id; n !== undefined; n = parent.get(n)) {
+        const f = byId.get(n).callFrame;
+        const key = `${f.functionName || '(anon)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        incl.set(key, (incl.get(key) || 0) + (profile.timeDeltas[i + 1] || 0) / 1000);
+      }
+    });
+    const script = [...incl.entries()].sort((a, b) => b[1] - a[1]).slice(0, 80).map(([k, v]) => [k, +(v / wins.length).toFixed(2)]);
+    return { script, writes: writes.filter(w => w.ins.length).map(w => {
+      const from = w.ins[0];
+      const inWin = tasks.filter(t => t.ts + t.dur > from - 2000 && t.ts < w.dom + 5000);
+      return {
+        span: (w.dom - from) / 1000,
+        busy: inWin.reduce((s, t) => s + Math.max(0, Math.min(t.ts + t.dur, w.dom) - Math.max(t.ts, from)), 0) / 1000,
+        ins: w.ins.map(t => +((t - from) / 1000).toFixed(2)), outs: w.outs.map(t => +((t - from) / 1000).toFixed(2)),
+        tasks: inWin.map(t => `${((t.ts - from) / 1000).toFixed(1)}+${(t.dur / 1000).toFixed(1)} ${describe(t)}`),
+      };
+    }) };
   },
 
   async close() {

@@ -240,6 +240,7 @@ async def bench_rows(
     verbose: bool = False,
     profile: bool = False,
     prefill: int = 0,
+    trace: bool = False,
 ) -> dict[str, Any]:
     """Two passes in the same code-server: the extension's sidecar alone (what a person sees), then
     with the instruments (a second sidecar's client, a bare watchdog) on the same writes.
@@ -343,7 +344,22 @@ async def bench_rows(
         await asyncio.sleep(1.0)
         if profile:
             await asyncio.to_thread(browser.call, "pstart")
+        if trace:
+            await asyncio.to_thread(browser.call, "tstart")
         await run(None, None, "")
+        if trace:
+            tr = await asyncio.to_thread(browser.call, "tstop")
+            print("  the answer -> row, the page's script per write (inclusive ms):", flush=True)
+            for name, ms in tr["script"]:
+                print(f"    {ms:8.2f}  {name}", flush=True)
+            for w in tr["writes"]:
+                print(
+                    f"  first frame in -> row {w['span']:.1f} ms, busy {w['busy']:.1f};"
+                    f" in {w['ins']} out {w['outs']}",
+                    flush=True,
+                )
+                for line in w["tasks"]:
+                    print(f"      {line}", flush=True)
         if profile:
             prof = await asyncio.to_thread(browser.call, "pstop")
             top = prof["top"]
@@ -624,6 +640,9 @@ async def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="print every sample")
     ap.add_argument("--profile", action="store_true", help="the page's CPU profile of the rows")
     ap.add_argument(
+        "--trace", action="store_true", help="the page's main-thread tasks from frame in to row"
+    )
+    ap.add_argument(
         "--prefill", type=int, default=0, help="messages already in the teammate's inbox"
     )
     args = ap.parse_args()
@@ -659,6 +678,7 @@ async def main() -> None:
                 args.verbose,
                 args.profile,
                 args.prefill,
+                args.trace,
             )
             ctl += [control_ms(), wakeup_us()]
             runs[label] = {

@@ -13,7 +13,7 @@ export interface Row {
   color?: string;
   contextValue: string;
   collapsible: boolean;
-  /** archived rows are dimmed, unread rows highlighted (via a FileDecoration) */
+  /** archived rows are dimmed (via a FileDecoration); unread ones have their own icon */
   state?: 'unread' | 'archived' | 'read';
 }
 

@@ -274,20 +274,24 @@ test('reply answers the sender and marks the message read', async () => {
   await poll('replied-to message read in the file', () => readInbox(c.inbox('user'))[0].read === true);
 });
 
-test('a long inbox draws its newest 50, then "Older messages" for the next 50; a new message keeps the newest on top', async () => {
+test('a long inbox draws its newest 20, then "Older messages" for the next 20; a new message keeps the newest on top', async () => {
   const many = Array.from({ length: 60 }, (_, i) => entry('team-lead', `note ${i}`, { summary: `Note ${i}`, read: true }));
   const c = await team('claude', { researcher: many });
   const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/researcher`));
   const kids = () => api.tree.getChildren(inbox);
   let rows = await kids();
-  assert.strictEqual(rows.length, 51, rows.map(n => n.id).join(' '));
-  assert.ok(rows.slice(0, 50).every(n => n.kind === 'message'));
-  const older = rows[50];
+  assert.strictEqual(rows.length, 21, rows.map(n => n.id).join(' '));
+  assert.ok(rows.slice(0, 20).every(n => n.kind === 'message'));
+  assert.strictEqual(rows[0].message.text, 'note 59', 'the newest on top');
+  const older = rows[20];
   assert.strictEqual(older.kind, 'older');
-  assert.deepStrictEqual([api.tree.getTreeItem(older).label, api.tree.getTreeItem(older).description], ['Older messages', '10 more']);
+  assert.deepStrictEqual([api.tree.getTreeItem(older).label, api.tree.getTreeItem(older).description], ['Older messages', '40 more']);
   assert.strictEqual(api.tree.getTreeItem(older).command.command, 'teamInbox.showOlder');
   const newest = rows[0].message.text;
   await cmd('showOlder', older);
+  rows = await kids();
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[40]).description], [41, '20 more']);
+  await cmd('showOlder', rows[40]);
   rows = await kids();
   assert.strictEqual(rows.length, 60, 'all 60, no "Older messages" row');
   assert.ok(rows.every(n => n.kind === 'message'));
@@ -305,14 +309,17 @@ test('"Older messages" past the first page fetches the older ones, so every mess
   const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/researcher`));
   const kids = () => api.tree.getChildren(inbox);
   let rows = await kids();
-  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[50]).description], [51, '150 more'], 'the first page is 200');
-  for (let i = 0; i < 3; i++) await cmd('showOlder', (await kids()).at(-1));
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[20]).description], [21, '180 more'], 'the first page is 200');
+  for (let i = 0; i < 9; i++) await cmd('showOlder', (await kids()).at(-1));
   rows = await kids();
   assert.strictEqual(rows.length, 201, 'the whole first page, then a row for what it left out');
   assert.deepStrictEqual([rows[200].kind, api.tree.getTreeItem(rows[200]).description], ['older', '']);
   const before = { ...api.sidecar.requestCounts };
   await cmd('showOlder', rows[200]);
-  assert.deepStrictEqual(sentSince(before), { 'teamInbox/messages': 1 }, 'one fetch of a longer page');
+  rows = await kids();
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[220]).description], [221, '10 more'], 'a step more shown');
+  await cmd('showOlder', rows[220]);
+  assert.deepStrictEqual(sentSince(before), { 'teamInbox/messages': 1 }, 'one fetch of a page more, for both steps');
   rows = await kids();
   assert.strictEqual(rows.length, 230, 'all of them, no "Older messages" row');
   assert.ok(rows.every(n => n.kind === 'message'));
