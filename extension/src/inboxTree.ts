@@ -19,7 +19,9 @@ const ITEM_SCHEME = 'teaminbox-item';
 const ROOT = '';
 const ATTENTION_ID = 'group:attention';
 const ENDED_ID = 'group:ended';
-const BADGE_DELAY_MS = 50;
+/** The badge and the status bar's count follow a change this much later: the window draws the new
+ * row first (their repaint, when it came first, held a row up to 30 ms), and a burst moves them once. */
+export const AFTER_ROW_MS = 50;
 /** An inbox draws its newest this many messages, then an "Older messages" row for the next as many:
  * about a sidebar's height, so one busy inbox does not push the other teams out of view, and a new
  * message redraws (VS Code re-renders every row of a refreshed node) no more rows than a screen. */
@@ -266,7 +268,7 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
    * after the change that moved it: the window draws the new row first, and a burst moves it once. */
   updateBadge(): void {
     if (this.badgeTimer) return;
-    this.badgeTimer = setTimeout(() => { this.badgeTimer = undefined; this.drawBadge(); }, BADGE_DELAY_MS);
+    this.badgeTimer = setTimeout(() => { this.badgeTimer = undefined; this.drawBadge(); }, AFTER_ROW_MS);
   }
 
   private drawBadge(): void {

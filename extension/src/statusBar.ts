@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { MessageCache } from './messageCache';
 import type { SidecarPort, SidecarState } from './sidecarPort';
-import { VIEW_ID } from './inboxTree';
+import { AFTER_ROW_MS, VIEW_ID } from './inboxTree';
 
 const FLASH_MS = 6000;
 
@@ -15,13 +15,14 @@ export class UnreadStatus implements vscode.Disposable {
   private state: SidecarState = 'stopped';
   private flashText: string | undefined;
   private flashTimer: NodeJS.Timeout | undefined;
+  private countTimer: NodeJS.Timeout | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly cache: MessageCache, sidecar: SidecarPort) {
     this.item = vscode.window.createStatusBarItem('teamInbox.unread', vscode.StatusBarAlignment.Left, 50);
     this.item.name = 'Team Inbox';
     this.subscriptions = [
-      cache.onDidChangeUnread(n => { this.count = n; this.render(); }),
+      cache.onDidChangeUnread(n => { this.count = n; this.renderSoon(); }),
       cache.onDidChange(c => { if (c.kind === 'teams') this.render(); }),
       sidecar.onDidChangeState(s => { this.state = s; this.render(); }),
       vscode.window.onDidChangeWindowState(w => { if (w.focused && this.flashText) this.scheduleUnflash(); }),
@@ -48,6 +49,11 @@ export class UnreadStatus implements vscode.Disposable {
     this.flashTimer = setTimeout(() => { this.flashText = undefined; this.flashTimer = undefined; this.render(); }, FLASH_MS);
   }
 
+  /** A new count is drawn after the tree's new row (inboxTree's AFTER_ROW_MS). */
+  private renderSoon(): void {
+    this.countTimer ??= setTimeout(() => { this.countTimer = undefined; this.render(); }, AFTER_ROW_MS);
+  }
+
   private render(): void {
     const failed = this.state === 'failed';
     const noTeams = this.cache.isLoaded && this.cache.teams.length === 0;
@@ -67,6 +73,7 @@ export class UnreadStatus implements vscode.Disposable {
 
   dispose(): void {
     if (this.flashTimer) clearTimeout(this.flashTimer);
+    if (this.countTimer) clearTimeout(this.countTimer);
     this.subscriptions.forEach(s => s.dispose());
     this.item.dispose();
   }
