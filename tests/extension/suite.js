@@ -274,24 +274,21 @@ test('reply answers the sender and marks the message read', async () => {
   await poll('replied-to message read in the file', () => readInbox(c.inbox('user'))[0].read === true);
 });
 
-test('a long inbox draws its newest 20, then "Older messages" for the next 20; a new message keeps the newest on top', async () => {
+test('a long inbox draws its newest 10, then "Older messages" for 50 more; a new message keeps the newest on top', async () => {
   const many = Array.from({ length: 60 }, (_, i) => entry('team-lead', `note ${i}`, { summary: `Note ${i}`, read: true }));
   const c = await team('claude', { researcher: many });
   const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/researcher`));
   const kids = () => api.tree.getChildren(inbox);
   let rows = await kids();
-  assert.strictEqual(rows.length, 21, rows.map(n => n.id).join(' '));
-  assert.ok(rows.slice(0, 20).every(n => n.kind === 'message'));
+  assert.strictEqual(rows.length, 11, rows.map(n => n.id).join(' '));
+  assert.ok(rows.slice(0, 10).every(n => n.kind === 'message'));
   assert.strictEqual(rows[0].message.text, 'note 59', 'the newest on top');
-  const older = rows[20];
+  const older = rows[10];
   assert.strictEqual(older.kind, 'older');
-  assert.deepStrictEqual([api.tree.getTreeItem(older).label, api.tree.getTreeItem(older).description], ['Older messages', '40 more']);
+  assert.deepStrictEqual([api.tree.getTreeItem(older).label, api.tree.getTreeItem(older).description], ['Older messages', '50 more']);
   assert.strictEqual(api.tree.getTreeItem(older).command.command, 'teamInbox.showOlder');
   const newest = rows[0].message.text;
   await cmd('showOlder', older);
-  rows = await kids();
-  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[40]).description], [41, '20 more']);
-  await cmd('showOlder', rows[40]);
   rows = await kids();
   assert.strictEqual(rows.length, 60, 'all 60, no "Older messages" row');
   assert.ok(rows.every(n => n.kind === 'message'));
@@ -300,7 +297,8 @@ test('a long inbox draws its newest 20, then "Older messages" for the next 20; a
   await poll('the new row on top', async () => (await kids())[0].message.text === 'latest');
   rows = await kids();
   assert.strictEqual(rows[1].message.text, newest);
-  assert.strictEqual(rows.length, 61, 'the inbox keeps showing what was opened');
+  assert.deepStrictEqual([rows.length, rows[60].kind, api.tree.getTreeItem(rows[60]).description], [61, 'older', '1 more'],
+    'the inbox keeps showing as many as were opened, the oldest of them now behind "Older messages"');
 });
 
 test('"Older messages" past the first page fetches the older ones, so every message of a long inbox is reachable', async () => {
@@ -309,16 +307,15 @@ test('"Older messages" past the first page fetches the older ones, so every mess
   const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/researcher`));
   const kids = () => api.tree.getChildren(inbox);
   let rows = await kids();
-  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[20]).description], [21, '180 more'], 'the first page is 200');
-  for (let i = 0; i < 9; i++) await cmd('showOlder', (await kids()).at(-1));
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[10]).description], [11, '190 more'], 'the first page is 200');
+  for (let i = 0; i < 3; i++) await cmd('showOlder', (await kids()).at(-1));
   rows = await kids();
-  assert.strictEqual(rows.length, 201, 'the whole first page, then a row for what it left out');
-  assert.deepStrictEqual([rows[200].kind, api.tree.getTreeItem(rows[200]).description], ['older', '']);
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[160]).description], [161, '40 more']);
   const before = { ...api.sidecar.requestCounts };
-  await cmd('showOlder', rows[200]);
+  await cmd('showOlder', rows[160]);
   rows = await kids();
-  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[220]).description], [221, '10 more'], 'a step more shown');
-  await cmd('showOlder', rows[220]);
+  assert.deepStrictEqual([rows.length, api.tree.getTreeItem(rows[210]).description], [211, '20 more'], 'past the page: a step more shown');
+  await cmd('showOlder', rows[210]);
   assert.deepStrictEqual(sentSince(before), { 'teamInbox/messages': 1 }, 'one fetch of a page more, for both steps');
   rows = await kids();
   assert.strictEqual(rows.length, 230, 'all of them, no "Older messages" row');
