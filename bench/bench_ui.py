@@ -557,9 +557,11 @@ NOTES = """
   node, with no request to the sidecar; VS Code's extension host sends `$refresh` to the window
   (the first frame in), the window asks `$getChildren` of that inbox (the first frame out), the
   host answers from the cache (the frame holding the summary), and the window renders the rows.
-  The render is mostly the browser's own style and layout work ("(program)" in `--profile`), not
-  script. The badge and the team row's counts follow (the badge 50 ms later, the team row in VS
-  Code's next refresh, which it holds back 200 ms), off the row's path.
+  That render is script (`--trace`): VS Code re-renders every row of the refreshed node (~0.3-0.7
+  ms a row: its label, icon, inline actions, indent guides), which is why an inbox draws its
+  newest 10; style, layout and paint come after the row is in the DOM. The badge, the status
+  bar's count and the team row's counts follow (50 ms later; the team row in VS Code's next
+  refresh, which it holds back 200 ms), off the row's path.
 - "With the instruments": the same writes while a second sidecar (the `didChange` client) and a
   bare watchdog observer also react to them: on two cores they compete with the extension's own
   sidecar, the extension host and the browser, which is why the row is measured alone first.
