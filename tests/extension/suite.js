@@ -138,6 +138,11 @@ test('markRead in the own inbox sets read: true in the file', async () => {
   const r = await cmd('markRead', { team: c.id, inbox: 'user', ids: [target.id] });
   assert.deepStrictEqual(r, { marked: 1, method: 'teamInbox/markRead' });
   assert.deepStrictEqual(readInbox(c.inbox('user')).map(m => [m.text, m.read]), [['mark me', true], ['leave me', false]]);
+  // the rows: the read one's icon `mail-read`, the unread one's still `mail`
+  const inbox = await poll('inbox node', () => treeNode(`inbox:${c.id}/user`));
+  const icons = async () => Object.fromEntries((await api.tree.getChildren(inbox)).map(n => [n.message.text, api.tree.getTreeItem(n).iconPath.id]));
+  await poll('the read row drawn read', async () => (await icons())['mark me'] === 'mail-read');
+  assert.strictEqual((await icons())['leave me'], 'mail');
 });
 
 test("markRead on a teammate's inbox only marks it seen (file untouched)", async () => {
