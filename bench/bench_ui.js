@@ -51,6 +51,14 @@ function initScript(view) {
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
 }
 
+/** The page's CPU profiler, sampling every 100 us, on a fresh CDP session (`cdp`). */
+async function startProfiler() {
+  cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+  await cdp.send('Profiler.start');
+}
+
 const commands = {
   async open({ url, width = 1280, height = 1400 }) {
     if (!browser) {
@@ -116,10 +124,7 @@ const commands = {
 
   // the page's CPU profile while writes land: self time by function (where the render goes)
   async pstart() {
-    cdp = await page.context().newCDPSession(page);
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-    await cdp.send('Profiler.start');
+    await startProfiler();
     return { started: true };
   },
 
@@ -146,11 +151,8 @@ const commands = {
   // the page's main-thread tasks while writes land (a Chrome trace): per write, from the first
   // frame in to the row, what ran (top-level tasks, their biggest parts) and what was idle
   async tstart() {
-    cdp = await page.context().newCDPSession(page);
+    await startProfiler();
     await page.evaluate(() => { window.__tiTrace = true; });
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-    await cdp.send('Profiler.start');
     await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream',
       traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing', 'v8', 'disabled-by-default-v8.gc'] } });
     return { started: true };
@@ -173,7 +175,12 @@ const commands = {
     const marks = events.filter(e => e.cat.includes('blink.user_timing') && /^ti-/.test(e.name)).sort((a, b) => a.ts - b.ts);
     const main = marks[0] && { pid: marks[0].pid, tid: marks[0].tid };
     const onMain = events.filter(e => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined);
-    const tasks = onMain.filter(e => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask').sort((a, b) => a.ts - b.ts);
+    // the outermost task events only: Chrome nests a RunTask in a ThreadControllerImpl::RunTask,
+    // and counting both listed each task twice and its busy time double
+    const isTask = e => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask';
+    const all = onMain.filter(isTask).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    const tasks = [];
+    for (const e of all) if (!tasks.length || e.ts >= tasks.at(-1).ts + tasks.at(-1).dur) tasks.push(e);
     const writes = [];
     let cur = null;
     for (const m of marks) {
@@ -183,7 +190,7 @@ const commands = {
       else if (cur && m.name === 'ti-dom') { cur.dom = m.ts; writes.push(cur); cur = null; }
     }
     const describe = t => {
-      const kids = onMain.filter(e => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && e.name !== 'RunTask' && e.name !== 'ThreadControllerImpl::RunTask');
+      const kids = onMain.filter(e => e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && !isTask(e));
       const big = kids.filter(e => e.dur >= 300).sort((a, b) => b.dur - a.dur).slice(0, 4);
       return big.map(e => {
         const d = e.args?.data ?? {};
