@@ -68,6 +68,12 @@ else:
 """
 
 
+def default_signals() -> None:
+    """The child's dispositions are set, not inherited: a run under nohup or `&` ignores these."""
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start(teams: Teams, point: str, *args: str, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", PRELUDE, *args],
@@ -75,6 +81,7 @@ def start(teams: Teams, point: str, *args: str, **env: str) -> subprocess.Popen[
         stderr=subprocess.PIPE,
         text=True,
         env=teams.env(TEAMINBOX_TEST_PAUSE_AT=point, **env),
+        preexec_fn=default_signals,
     )
 
 
@@ -112,18 +119,17 @@ def temps(folder: Path) -> list[str]:
 
 
 def peer_gets_the_lock_at_once(script: str, inbox: Path, *extra: str) -> None:
-    t0 = time.monotonic()
+    """A lock left behind makes the peer give up (GAVEUP) after its ~1 s of retries: an ACK
+    with no give-up is the proof, not the wall clock (node's own start is most of that)."""
     proc = subprocess.run(
         [node_exe(), str(NODE_DIR / script), str(inbox), "1", "peer", *extra],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    took = time.monotonic() - t0
     assert proc.returncode == 0, proc.stderr
     log = parse_log(proc.stdout)
     assert log["ACK"] == ["peer-0"] and not log["GAVEUP"], proc.stdout
-    assert took < 1.0, f"the peer needed {took:.2f} s"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
@@ -205,7 +211,7 @@ def test_ignored_sighup_stays_ignored(teams: Teams) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=teams.env(TEAMINBOX_TEST_PAUSE_AT="in_lock"),
-        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+        preexec_fn=lambda: (default_signals(), signal.signal(signal.SIGHUP, signal.SIG_IGN)),
     )
     wait_stopped(proc)
     _, err = deliver(proc, signal.SIGHUP)
@@ -233,6 +239,7 @@ def test_the_real_server_releases_on_sigterm(teams: Teams) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=teams.env(TEAMINBOX_TEST_PAUSE_AT="in_lock"),
+        preexec_fn=default_signals,
     )
     assert proc.stdin is not None
     proc.stdin.write(

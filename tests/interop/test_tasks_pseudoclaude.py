@@ -129,5 +129,6 @@ def test_racing_go_loses_nothing(teams: Teams, pcmail: Path) -> None:  # noqa: F
         assert final[tid].get("description") == value, (tid, value, final[tid])
     for tid, status in ours.items():
         assert final[tid]["status"] == FILE_STATUS[status], (tid, status, final[tid])
-    assert len(gaveup) <= 2, gaveup  # Go waits at most ~1 s; our hold is milliseconds
+    # A Go give-up is reported by Go (its write did not happen and it says so): how many there
+    # are measures how busy the machine was, not a loss, so only what is lost is asserted above.
     assert not (path.parent / "tasks.json.lock").exists()
