@@ -93,6 +93,8 @@ def _text_arg(args: argparse.Namespace) -> str:
             raise InvalidParams("give TEXT or --file, not both")
         return _message_text(args.file)
     if args.text is None:
+        if args.type or args.payload is not None:
+            return ""  # a frame may be only its payload (PseudoClaude's often are)
         raise InvalidParams("no message text: give TEXT, '-' for stdin, or --file F")
     if args.text == "-":
         return _message_text(None)
