@@ -412,8 +412,14 @@ def build_parser() -> argparse.ArgumentParser:
         sp = add(name, helptext)
         sp.add_argument("team", help="claude:<dir>, pseudoclaude:<dir>, filebus:<dir> or <dir>")
         if name == "send":
-            sp.add_argument("to", help="member name or agent id; * (or broadcast) for everyone")
-        sp.add_argument("text", nargs="?", help="the message; - reads it from stdin")
+            sp.add_argument(
+                "to", help="member name, inbox name or agent id; * (or broadcast) for everyone"
+            )
+        sp.add_argument(
+            "text",
+            nargs="?",
+            help="the message; - reads it from stdin; may be left out with --type or --payload",
+        )
         sp.add_argument("--file", help="read the message from a file (UTF-8)")
         sp.add_argument("--summary", help="a short summary, shown in previews and notifications")
         sp.add_argument(

@@ -20,9 +20,9 @@ __all__ = ["json_text", "visible"]
 
 # C0, DEL and C1; the bidi marks, embeddings, overrides and isolates; the line and
 # paragraph separators; every surrogate (a paired one never reaches a str).
-_SHOWN = "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
-_ANY = re.compile(f"[{_SHOWN}]")
-_BODY = re.compile(f"(?![\t\n])[{_SHOWN}]")
+_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")
+_BODY = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHERS}]")  # not tab, not line feed
 _JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 _NAMED = {"\x1b": "\\e", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
