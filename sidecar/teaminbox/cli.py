@@ -186,7 +186,7 @@ def _show_message(msg: Message, r: Roster) -> None:
         if msg.summary:
             _say(f"  summary: {msg.summary}")
         # Only a line feed starts a line: a lone \r shows, it cannot overwrite one.
-        for line in msg.text.replace("\r\n", "\n").split("\n"):
+        for line in msg.text.replace("\r\n", "\n").removesuffix("\n").split("\n"):
             _say(f"  {line}", body=True)
         if msg.payload:
             _say(f"  payload: {dumps_any(msg.payload).decode()}")
