@@ -21,11 +21,12 @@ import orjson
 from . import __version__, maintenance, marking, sending
 from .discovery import Roster, Settings, describe, find_teams, resolve_team, roster
 from .errors import InvalidParams, TeamInboxError
-from .formats import dumps_indented
+from .formats import dumps_any, dumps_indented
 from .formats.claude import COLORS
 from .model import Member, Message, Team, converter
 from .render import describe_message, plural
 from .store import messages, read
+from .termtext import json_text, visible
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -77,7 +78,13 @@ def _print_json(value: Any) -> None:
         data = orjson.dumps(value, option=orjson.OPT_INDENT_2)
     except TypeError:  # nesting past 255, lone surrogates: as JSON.stringify writes them
         data = dumps_indented(value)
-    sys.stdout.write(data.decode() + "\n")
+    sys.stdout.write(json_text(data.decode()) + "\n")
+
+
+def _say(line: str = "", *, body: bool = False, err: bool = False) -> None:
+    """Print one line for a person. Everything a teammate can write passes here (termtext):
+    it can neither steer the terminal nor forge a line; a body keeps its tabs."""
+    print(visible(line, body=body), file=sys.stderr if err else sys.stdout)
 
 
 def _text_arg(args: argparse.Namespace) -> str:
@@ -86,6 +93,8 @@ def _text_arg(args: argparse.Namespace) -> str:
             raise InvalidParams("give TEXT or --file, not both")
         return _message_text(args.file)
     if args.text is None:
+        if args.type or args.payload is not None:
+            return ""  # a frame may be only its payload (PseudoClaude's often are)
         raise InvalidParams("no message text: give TEXT, '-' for stdin, or --file F")
     if args.text == "-":
         return _message_text(None)
@@ -144,43 +153,44 @@ def _tags(m: Member) -> str:
 def _show_teams(teams: list[Team]) -> None:
     """One line per inbox in columns that line up across teams: the member's name, the
     counts, the tags, then the inbox's own name where it differs (PseudoClaude's agent ids
-    are long)."""
+    are long). Names are measured as they show (termtext)."""
     members = [m for t in teams for m in t.members]
-    name_w = max([len(m.name) for m in members] + [4])
+    name_w = max([len(visible(m.name)) for m in members] + [4])
     num_w = max([len(str(n)) for m in members for n in (m.total, m.unread)] + [3])
     tag_w = max([len(_tags(m)) for m in members] + [0])
     for team in teams:
         unread = sum(m.unread for m in team.members)
         count = plural(len(team.members), "inbox", "inboxes")
-        print(f"{team.id}  ({count}, {unread} unread)  {team.dir}")
+        _say(f"{team.id}  ({count}, {unread} unread)  {team.dir}")
         if team.error:
-            print(f"  ! {team.error.message}")
+            _say(f"  ! {team.error.message}")
         for m in team.members:
             inbox = m.inbox if m.inbox != m.name else ""
             line = (
-                f"  {m.name:<{name_w}}  {m.total:>{num_w}} total  {m.unread:>{num_w}} unread"
-                f"  {_tags(m):<{tag_w}}  {inbox}"
+                f"  {visible(m.name):<{name_w}}  {m.total:>{num_w}} total"
+                f"  {m.unread:>{num_w}} unread  {_tags(m):<{tag_w}}  {inbox}"
             )
-            print(line.rstrip())
+            _say(line.rstrip())
             if m.error:
-                print(f"    ! {m.error.message}")
+                _say(f"    ! {m.error.message}")
 
 
 def _show_message(msg: Message, r: Roster) -> None:
     """A header line, then a frame in words (one line) or the text as written."""
     state = "archived" if msg.archived else "read" if msg.read else "UNREAD"
     who = f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"
-    print(f"{msg.id}  {msg.timestamp}  {who}  ({msg.type}, {state})")
+    _say(f"{msg.id}  {msg.timestamp}  {who}  ({msg.type}, {state})")
     if msg.structured is not None:
-        print(f"  {describe_message(msg)}")
+        _say(f"  {describe_message(msg)}")
     else:
         if msg.summary:
-            print(f"  summary: {msg.summary}")
-        for line in msg.text.splitlines() or [""]:
-            print(f"  {line}")
+            _say(f"  summary: {msg.summary}")
+        # Only a line feed starts a line: a lone \r shows, it cannot overwrite one.
+        for line in msg.text.replace("\r\n", "\n").removesuffix("\n").split("\n"):
+            _say(f"  {line}", body=True)
         if msg.payload:
-            print(f"  payload: {orjson.dumps(msg.payload).decode()}")
-    print()
+            _say(f"  payload: {dumps_any(msg.payload).decode()}")
+    _say()
 
 
 def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
@@ -188,7 +198,7 @@ def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         _print_json({"teams": converter.unstructure(teams)})
     elif not teams:
-        print(_no_teams(settings))
+        _say(_no_teams(settings))
     else:
         _show_teams(teams)
     return EXIT_OK
@@ -239,11 +249,11 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
         _print_json(out)
         return EXIT_OK
     for p in snap.problems:
-        print(f"! {snap.path}: entry {p.index} skipped: {p.reason}", file=sys.stderr)
+        _say(f"! {snap.path}: entry {p.index} skipped: {p.reason}", err=True)
     for msg in msgs:
         _show_message(msg, r)
     tally = f"{member.name}: {plural(total, 'message')}, {unread} unread"
-    print(tally + (f", {len(archived)} archived" if args.archived else ""))
+    _say(tally + (f", {len(archived)} archived" if args.archived else ""))
     return EXIT_OK
 
 
@@ -253,9 +263,9 @@ def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
     failed = [r for r in results if not r.ok]
     for res in results if not args.json else []:
         if res.ok:
-            print(f"sent to {res.recipient} ({res.message_id})")
+            _say(f"sent to {res.recipient} ({res.message_id})")
     for res in failed:
-        print(f"teaminbox: not sent to {res.recipient}: {res.error}", file=sys.stderr)
+        _say(f"teaminbox: not sent to {res.recipient}: {res.error}", err=True)
     if failed:
         return EXIT_PARTIAL if len(failed) < len(results) else EXIT_ERROR
     return EXIT_OK
@@ -309,7 +319,7 @@ def cmd_mark_read(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         _print_json({"marked": n})
     else:
-        print(done)
+        _say(done)
     return EXIT_OK
 
 
@@ -320,9 +330,9 @@ def cmd_repair(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         _print_json({"path": path, "kept": kept, "dropped": dropped, "backup": backup})
     elif backup is None:
-        print(f"{path}: healthy, {entries}; nothing to repair")
+        _say(f"{path}: healthy, {entries}; nothing to repair")
     else:
-        print(f"{path}: kept {entries}, dropped {dropped}; original saved as {backup}")
+        _say(f"{path}: kept {entries}, dropped {dropped}; original saved as {backup}")
     return EXIT_OK
 
 
@@ -332,11 +342,12 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         _print_json({"findings": converter.unstructure(findings)})
     elif not teams:
-        print(_no_teams(settings))
+        _say(_no_teams(settings))
     elif not findings:
-        print(f"all inboxes healthy ({plural(len(teams), 'team')})")
+        _say(f"all inboxes healthy ({plural(len(teams), 'team')})")
     for f in findings if not args.json else []:
-        print(f"{f.kind:<14} {f.path}\n{'':<15}{f.message}")
+        _say(f"{f.kind:<14} {f.path}")
+        _say(f"{'':<15}{f.message}")
     return EXIT_ERROR if any(f.kind == "corrupt" for f in findings) else EXIT_OK
 
 
@@ -401,8 +412,14 @@ def build_parser() -> argparse.ArgumentParser:
         sp = add(name, helptext)
         sp.add_argument("team", help="claude:<dir>, pseudoclaude:<dir>, filebus:<dir> or <dir>")
         if name == "send":
-            sp.add_argument("to", help="member name or agent id; * (or broadcast) for everyone")
-        sp.add_argument("text", nargs="?", help="the message; - reads it from stdin")
+            sp.add_argument(
+                "to", help="member name, inbox name or agent id; * (or broadcast) for everyone"
+            )
+        sp.add_argument(
+            "text",
+            nargs="?",
+            help="the message; - reads it from stdin; may be left out with --type or --payload",
+        )
         sp.add_argument("--file", help="read the message from a file (UTF-8)")
         sp.add_argument("--summary", help="a short summary, shown in previews and notifications")
         sp.add_argument(
@@ -528,13 +545,14 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     home = Path(args.home) if args.home else demo.default_home()
     if args.action == "init":
         demo.init(home)
-        print(
+        _say(
             f"demo teams in {home}: claude:{demo.CLAUDE_TEAM}, pseudoclaude:{demo.PC_TEAM},"
             f" filebus:{demo.BUS_TEAM}"
         )
-        print("  roots: " + " ".join(f"--root {spec}" for spec in demo.root_specs(home)))
+        _say("  roots: " + " ".join(f"--root {spec}" for spec in demo.root_specs(home)))
     else:
-        print(f"simulated teammates answering in {home} (Ctrl-C stops)", flush=True)
+        _say(f"simulated teammates answering in {home} (Ctrl-C stops)")
+        sys.stdout.flush()
         demo.simulate(home, duration=args.duration)
     return EXIT_OK
 
@@ -543,13 +561,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from .server import parse_tcp, serve
 
     if args.token_file and not args.tcp:
-        print("teaminbox: --token-file is for --tcp", file=sys.stderr)
+        _say("teaminbox: --token-file is for --tcp", err=True)
         return EXIT_USAGE
     if args.tcp:
         try:
             parse_tcp(args.tcp)
         except ValueError as err:
-            print(f"teaminbox: {err}", file=sys.stderr)
+            _say(f"teaminbox: {err}", err=True)
             return EXIT_USAGE
     code: int = serve(args.tcp, args.token_file)
     return code
@@ -598,7 +616,7 @@ def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
         _print_json(converter.unstructure(res))
     else:
         pruned = plural(res.removed, "read entry", "read entries")
-        print(f"{res.team} {res.inbox}: archived and pruned {pruned}, {res.kept} left")
+        _say(f"{res.team} {res.inbox}: archived and pruned {pruned}, {res.kept} left")
     return EXIT_OK
 
 
@@ -617,12 +635,12 @@ def _ended_tasks(args: argparse.Namespace, team: str) -> tuple[str, list[Any]]:
 
 
 def _show_tasks(tasks: list[Any]) -> None:
-    width = max([len(t.id) for t in tasks] + [1])
+    width = max([len(visible(t.id)) for t in tasks] + [1])
     for t in tasks:
         owner = f"  ({t.owner})" if t.owner else ""
-        print(f"#{t.id:<{width}}  {t.status:<11}  {t.subject}{owner}")
+        _say(f"#{visible(t.id):<{width}}  {visible(t.status):<11}  {t.subject}{owner}")
         if t.blocked_by:
-            print(f"  {'':<{width}}blocked by: {', '.join('#' + b for b in t.blocked_by)}")
+            _say(f"  {'':<{width}}blocked by: {', '.join('#' + b for b in t.blocked_by)}")
 
 
 def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
@@ -640,7 +658,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             _print_json({"team": tid, "tasks": converter.unstructure(tasks)})
         else:
-            print(f"{tid}{archived}: {plural(len(tasks), 'task')}")
+            _say(f"{tid}{archived}: {plural(len(tasks), 'task')}")
             _show_tasks(tasks)
         return EXIT_OK
     board = team.fmt.tasks
@@ -656,7 +674,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             _print_json({"task": converter.unstructure(task)})
         else:
-            print(f"{team.id} #{task.id}: {task.status}  {task.subject}")
+            _say(f"{team.id} #{task.id}: {task.status}  {task.subject}")
         return EXIT_OK
     got = board.read(location, team.id) if board.sig(location) is not None else None
     tasks = got.tasks if got else []
@@ -666,8 +684,8 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         _print_json({"team": team.id, "tasks": converter.unstructure(tasks)})
         return EXIT_OK
     for p in got.problems if got else []:
-        print(f"! {p.message}", file=sys.stderr)
-    print(f"{team.id}: {plural(len(tasks), 'task')}  {location}")
+        _say(f"! {p.message}", err=True)
+    _say(f"{team.id}: {plural(len(tasks), 'task')}  {location}")
     _show_tasks(tasks)
     return EXIT_OK
 
@@ -702,10 +720,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_output()
         return EXIT_OK
     except TeamInboxError as err:
-        print(f"teaminbox: {err.message}", file=sys.stderr)
+        _say(f"teaminbox: {err.message}", err=True)
         return EXIT_ERROR
     except OSError as err:
-        print(f"teaminbox: {_os_error(err)}", file=sys.stderr)
+        _say(f"teaminbox: {_os_error(err)}", err=True)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -256,7 +256,8 @@ class Roster:
         return not (m.phantom or m.left or (m.owned and not m.consumed))
 
     def resolve_recipients(self, to: str) -> list[Member]:
-        """A member by name or agent id, or `*`/`broadcast`/`all`: every member but the sender."""
+        """A member by name, inbox name or agent id, or `*`/`broadcast`/`all`: every member
+        but the sender."""
         if to in BROADCAST:
             return [
                 m
@@ -265,10 +266,12 @@ class Roster:
             ]
         check_name(to, "recipient")
         for m in self.members:
-            if self.addressable(m) and to in (m.name, m.agent_id):
+            if self.addressable(m) and to in (m.name, m.inbox, m.agent_id):
                 return [m]
         names = ", ".join(m.name for m in self.members if self.addressable(m))
-        own = next((m for m in self.members if m.owned and to in (m.name, m.agent_id)), None)
+        own = next(
+            (m for m in self.members if m.owned and to in (m.name, m.inbox, m.agent_id)), None
+        )
         if own is not None:
             raise UnknownRecipient(
                 f"{to!r} is your own inbox in team {self.team.id}: teammates write to it,"

@@ -166,12 +166,23 @@ def _scan_folders(team: TeamDir, r: Roster, now: float) -> list[Finding]:
                         f"lock untouched for {age:.0f} s; the next writer reclaims it",
                     )
                 )
-            elif team.fmt.is_temp(name) and not name.endswith(".lock") and age > LEFTOVER_SECONDS:
-                out.append(
-                    Finding(
-                        "leftover_temp",
-                        path,
-                        f"temp file left by a crashed writer {age:.0f} s ago; safe to delete",
-                    )
-                )
+            elif team.fmt.is_temp(name) and not name.endswith(".lock"):
+                out.append(_temp_finding(path, age))
     return out
+
+
+def _temp_finding(path: str, age: float) -> Finding:
+    """A temp file beside an inbox. A young one may be a send in progress, or the full copy
+    a killed send left (the next write removes that once it is old): listed, never touched."""
+    if age > LEFTOVER_SECONDS:
+        return Finding(
+            "leftover_temp",
+            path,
+            f"temp file left by a crashed writer {age:.0f} s ago; safe to delete",
+        )
+    return Finding(
+        "young_temp",
+        path,
+        f"temp file written {max(age, 0):.0f} s ago: it may belong to a send in progress, so it"
+        " is left alone; if it stays, it was a killed send's",
+    )

@@ -49,7 +49,7 @@ def send(
     fmt = r.team.fmt
     broadcast = to in BROADCAST
     if broadcast:
-        recipients = [m for m in recipients if sender not in (m.name, m.agent_id)]
+        recipients = [m for m in recipients if sender not in (m.name, m.inbox, m.agent_id)]
     results: list[SendResult] = []
     for m in recipients:
         # Into the person's own inbox that the lead agent reads: a note to that agent, not

@@ -15,9 +15,8 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import attrs
-import orjson
 
-from ..errors import check_name
+from ..errors import CorruptInbox, check_name
 from ..model import Member, Message, Problem
 
 if TYPE_CHECKING:
@@ -106,12 +105,12 @@ def read_config_file(path: str) -> tuple[dict[str, Any] | None, Problem | None]:
         return None, Problem(getattr(err, "code", "unreadable_config"), str(err), cfg)
     if data is None:
         return None, Problem("missing_config", f"{cfg}: no config.json", cfg)
+    from . import loads  # as an inbox is parsed: a lone surrogate (a cut emoji) is JSON too
+
     try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError as err:
-        return None, Problem(
-            "corrupt_config", f"{cfg}: invalid JSON at line {err.lineno} column {err.colno}", cfg
-        )
+        value = loads(data, cfg)
+    except CorruptInbox as err:
+        return None, Problem("corrupt_config", err.message, cfg)
     if not isinstance(value, dict):
         return None, Problem("corrupt_config", f"{cfg}: top level is not an object", cfg)
     return value, None
