@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import CorruptInbox
+from ..errors import CorruptInbox, InvalidParams
 from ..model import Member, Message
 from . import dumps_indented, loads, opt_str, short_hash, skip_space_back
 from .base import JsonFileLayout, RosterParts
@@ -53,8 +53,29 @@ _NO_FROM = frozenset(
         "sandbox_permission_response",
     }
 )
+# Answers only Claude Code itself may give: from outside, an in-process teammate ignores
+# them and a pane teammate judges them forged and DENIES the pending call (formats doc 1b).
+ANSWER_FRAMES = frozenset(
+    {"permission_response", "plan_approval_response", "sandbox_permission_response"}
+)
 _ENTRY_SEP = re.compile(rb"\n  \},\n  \{")
 COLORS = ("blue", "green", "red", "yellow", "purple", "cyan", "orange", "pink")
+
+
+def _refuse_answer_frame(text: str) -> None:
+    """The text Claude Code would read as an answer frame, however it was typed, is refused."""
+    if not text.startswith("{"):
+        return
+    try:
+        frame = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return
+    kind = frame.get("type") if isinstance(frame, dict) else None
+    if kind in ANSWER_FRAMES:
+        raise InvalidParams(
+            f"a {kind} frame is Claude Code's own answer: written from outside it is ignored,"
+            " or denies a pane teammate's pending call; answer in the lead's terminal"
+        )
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -299,6 +320,7 @@ class ClaudeFormat(JsonFileLayout):
                 frame["reason" if type.startswith("shutdown") else "message"] = text
             frame.setdefault("timestamp", ts)
             text = orjson.dumps(frame).decode()
+        _refuse_answer_frame(text)
         entry: dict[str, Any] = {"from": sender, "text": text}
         if summary:
             entry["summary"] = summary
