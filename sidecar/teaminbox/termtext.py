@@ -19,11 +19,13 @@ import re
 __all__ = ["json_text", "visible"]
 
 # C0, DEL and C1; the bidi marks, embeddings, overrides and isolates; the line and
-# paragraph separators; every surrogate (a paired one never reaches a str).
-_OTHERS = "\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+# paragraph separators; every surrogate (a paired one never reaches a str); the tag
+# characters, invisible ASCII look-alikes that hide words from the reader.
+_TAGS = "\U000e0000-\U000e007f"
+_OTHERS = f"\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff{_TAGS}"
 _ANY = re.compile(f"[\x00-\x1f{_OTHERS}]")
 _BODY = re.compile(f"[\x00-\x08\x0b-\x1f{_OTHERS}]")  # not tab, not line feed
-_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_JSON = re.compile(f"[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069{_TAGS}]")
 _NAMED = {"\x1b": "\\e", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -41,4 +43,12 @@ def visible(text: str, *, body: bool = False) -> str:
 
 def json_text(data: str) -> str:
     """JSON text with DEL, C1 and bidi controls as `\\uXXXX` escapes: the same values."""
-    return _JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", data)
+    return _JSON.sub(_escape, data)
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON spells an astral character as its UTF-16 pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

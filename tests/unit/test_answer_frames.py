@@ -48,3 +48,11 @@ def test_other_frames_and_pseudoclaude_answers_still_go(teams: Teams) -> None:
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(teams.pinbox(CODER_ID).read_bytes())
     assert doc["messages"][-1]["type"] == "plan_approval_response"
+
+
+def test_a_payload_without_a_frame_type_is_refused_not_dropped(teams: Teams) -> None:
+    inbox = teams.cinbox("researcher")
+    before = inbox.read_bytes()
+    proc = teams.cli("send", "alpha", "researcher", "hi", "--payload", '{"k": 1}')
+    assert proc.returncode == 1 and "give its --type" in proc.stderr
+    assert inbox.read_bytes() == before

@@ -32,7 +32,8 @@ C1_CSI = "\u009b31m"  # CSI as one C1 character
 RLO = "\u202e"  # right-to-left override
 ISOLATE = "\u2066"
 LONE = "\ud83d"  # half an emoji
-HOSTILE = f"{TITLE}{CLEAR}{LINK} {C1_CSI} {RLO}txt.exe{ISOLATE} back\rover"
+SMUGGLED = "\U000e0069\U000e0067\U000e006e"  # tag characters: "ign", invisible
+HOSTILE = f"{TITLE}{CLEAR}{LINK} {C1_CSI} {RLO}txt.exe{ISOLATE} back\rover{SMUGGLED}"
 BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 # A member name whose line feed would print a line of `teams` of its own.
@@ -89,7 +90,10 @@ def assert_inert(out: bytes) -> str:
     bad = [
         c
         for c in text
-        if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or c in BIDI
+        if (ord(c) < 0x20 and c not in "\n\t")
+        or 0x7F <= ord(c) <= 0x9F
+        or 0xE0000 <= ord(c) <= 0xE007F
+        or c in BIDI
     ]
     assert not bad, (bad, text)
     return text
@@ -197,7 +201,7 @@ def test_read_shows_hostile_messages_visibly(teams: Teams) -> None:
     out = on_pty(teams, "read", "alpha", "user")
     assert "first line \\e]0;pwned\\x07\\e[2J" in out
     assert "\\e]8;;https://evil.example/\\e\\click here" in out  # the link's target shows
-    assert "<U+202E>txt.exe<U+2066> back\\rover" in out
+    assert "<U+202E>txt.exe<U+2066> back\\rover<U+E0069><U+E0067><U+E006E>" in out
     assert "\\x9b31m" in out
     assert "\n  \tsecond line" in out  # a body keeps its lines and tabs
     assert "research\\e[2J\\e[Her -> user" in out

@@ -311,7 +311,13 @@ class ClaudeFormat(JsonFileLayout):
         payload: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         ts = now_iso()
-        if type and type not in ("message", "text"):
+        frame_type = bool(type) and type not in ("message", "text")
+        if payload and not frame_type:
+            raise InvalidParams(
+                "a payload goes into a frame: give its --type (a plain Claude Code message"
+                " has text only)"
+            )
+        if type and frame_type:
             frame: dict[str, Any] = {"type": type}
             if type not in _NO_FROM:
                 frame["from"] = sender
