@@ -55,12 +55,14 @@ def refuse_links(top: str, *paths: str) -> None:
     symbolic link. A component that does not exist yet ends that path's walk (nothing
     below it exists); `paths` must lie under `top`."""
     seen: set[str] = set()
+    prefix = top.rstrip(os.sep) + os.sep
     for path in paths:
-        rel = os.path.relpath(path, top)
-        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+        if not path.startswith(prefix):
             raise ValueError(f"{path} is not under {top}")
         here = top
-        for part in ["", *([] if rel == os.curdir else rel.split(os.sep))]:
+        for part in ["", *path[len(prefix) :].split(os.sep)]:
+            if part in (os.curdir, os.pardir):
+                raise ValueError(f"{path}: no . or .. below {top}")
             here = os.path.join(here, part) if part else here
             if here in seen:
                 continue

@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from teaminbox import store
 from teaminbox.errors import NotRegularFile
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.filebus import FILEBUS
+from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
 
 REFUSAL = "never writes through a link inside a team"
 TASK = {
@@ -303,22 +303,27 @@ def test_a_dangling_link_at_the_inbox_temp_name_is_refused(
     assert state(outside) == before and json.loads(box.read_bytes()) == []
 
 
+@pytest.mark.parametrize("fmt", ["claude", "pseudoclaude"])
 @pytest.mark.parametrize("layout", ["folder", "team"])
 def test_mkdir_p_of_an_inbox_folder_goes_through_no_link(
-    teams: Teams, outside: Path, layout: str
+    teams: Teams, outside: Path, fmt: str, layout: str
 ) -> None:
-    """A team with no inbox written yet: the `mkdir -p` a send does must not create
-    folders where a link points."""
-    inboxes = teams.pseudo_dir / "inboxes"
+    """A team with no inbox written yet: the `mkdir -p` of `inboxes/` a send does (as
+    the peers do) must not create folders, or the inbox, where a link points."""
+    team = teams.claude_dir if fmt == "claude" else teams.pseudo_dir
+    inboxes = team / "inboxes"
     shutil.rmtree(inboxes)
-    link = teams.pseudo_dir if layout == "team" else inboxes
     if layout == "team":
-        move_and_link(teams.pseudo_dir, outside / "beta")
+        link = move_and_link(team, outside / team.name)
     else:
+        link = inboxes
         inboxes.symlink_to(outside / "inboxes")  # dangling: mkdir -p would make it
     before = state(outside)
+    form = CLAUDE if fmt == "claude" else PSEUDOCLAUDE
+    box = form.inbox_path(str(team), "coder" if fmt == "claude" else CODER_ID)
+    entry = form.new_entry(sender="user", recipient="coder", text="hi")
     with pytest.raises(NotRegularFile) as info:
-        store.make_inbox_folder(str(inboxes / f"{CODER_ID}.json"))
+        form.deliver(box, entry, 1.0)
     assert str(link) in info.value.message and info.value.code == "symlink_in_team"
     assert state(outside) == before
 
