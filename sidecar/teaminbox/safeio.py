@@ -57,10 +57,14 @@ def refuse_links(top: str, *paths: str) -> None:
     seen: set[str] = set()
     prefix = top.rstrip(os.sep) + os.sep
     for path in paths:
-        if not path.startswith(prefix):
+        if path.rstrip(os.sep) == prefix.rstrip(os.sep):
+            below = []
+        elif path.startswith(prefix):
+            below = path[len(prefix) :].split(os.sep)
+        else:
             raise ValueError(f"{path} is not under {top}")
         here = top
-        for part in ["", *path[len(prefix) :].split(os.sep)]:
+        for part in ["", *below]:
             if part in (os.curdir, os.pardir):
                 raise ValueError(f"{path}: no . or .. below {top}")
             here = os.path.join(here, part) if part else here

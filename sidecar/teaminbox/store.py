@@ -245,7 +245,7 @@ def _write_temp(tmp: str, data: bytes, mode: int | None = None) -> int:
     try:
         fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
     except OSError as err:
-        if err.errno == errno.ELOOP:  # a link planted at the temp name: never written through
+        if err.errno == errno.ELOOP and os.path.islink(tmp):  # planted: never written through
             raise refused(tmp) from None
         raise
     try:

@@ -407,3 +407,30 @@ def test_a_config_folder_reached_through_a_link_keeps_every_write(
     )
     [msg] = (real_project / ".team" / "inbox" / "bob").iterdir()
     assert json.loads(msg.read_bytes())["content"] == "hello"
+
+
+def test_a_link_that_stays_inside_the_team_is_refused_too(tmp_path: Path) -> None:
+    """One rule, nothing resolved: `alias.json -> user.json` in the same folder is a link
+    inside the team like any other."""
+    box = tmp_path / "team" / "inboxes" / "user.json"
+    data = write_json(box, [claude_entry("researcher", "hi", "2026-02-09T17:00:00.000Z")])
+    alias = box.parent / "alias.json"
+    alias.symlink_to("user.json")
+    with pytest.raises(NotRegularFile) as info:
+        store.rewrite(CLAUDE, str(alias), lambda snap: None)
+    assert info.value.code == "symlink_in_team" and str(alias) in info.value.message
+    assert box.read_bytes() == data and alias.is_symlink()
+
+
+def test_the_refusal_is_one_line_whatever_the_names(tmp_path: Path, outside: Path) -> None:
+    """A repository can name an agent's folder with a newline in it: the error stays one
+    line (the CLI prints one, the extension shows one)."""
+    team = tmp_path / "proj" / ".team"
+    link = team / "inbox" / "bob\nteaminbox: sent"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(outside)
+    entry = FILEBUS.new_entry(sender="user", recipient="bob", text="hi")
+    with pytest.raises(NotRegularFile) as info:
+        FILEBUS.deliver(str(link), entry, 1.0)
+    assert "\n" not in info.value.message and "bob\\nteaminbox: sent" in info.value.message
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.desktop"]
