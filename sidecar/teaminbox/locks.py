@@ -16,7 +16,9 @@ and freeing the inode, the slow part, waits until peers can take the lock.
 Anything else at the lock path (a symlink, dangling or not, a FIFO...) is
 neither peer's lock: it counts as held by someone unknown and is never
 removed, so a writer waits for it and then times out naming it. proper-lockfile
-does the same (its mkdir says EEXIST, its rmdir of a stale one fails).
+does the same (its mkdir says EEXIST, its rmdir of a stale one fails). Our own
+write paths refuse a link there before they lock (safeio.refuse_links), and
+neither mkdir nor O_EXCL|O_NOFOLLOW ever creates through one.
 
 A process that dies of SIGTERM or SIGHUP first removes the locks it holds and
 its temp files (install_signal_handlers); SIGINT already unwinds through

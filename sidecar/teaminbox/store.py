@@ -22,11 +22,11 @@ entries: what the peer added or marked comes back, what it delivered stays
 gone, and our own change is applied if it is missing). docs/lease-window.md
 has the measured windows.
 
-Symlinks: reading follows an inbox that is a symlink (discovery may meet
-one; nothing is written through it), a write replaces the link by a regular
-file exactly as every peer's rename does, and `salvage` refuses a link (it
-would copy an arbitrary target). Nothing here ever opens a FIFO, socket or
-device: such a path is NotRegularFile.
+Symlinks: reading follows an inbox that is a symlink, as the peers do; a
+write first refuses any link inside the team (the team's folder, `inboxes/`,
+the inbox, its lock: safeio.refuse_links), so nothing is ever written
+through one, and a temp file is opened O_NOFOLLOW. Nothing here ever opens
+a FIFO, socket or device: such a path is NotRegularFile.
 
 Modes: a rewrite keeps the inbox's mode (PseudoClaude's are 0600); a new
 inbox gets the mode its peer would give it (`mode=`, else NEW_FILE_MODES).
@@ -52,8 +52,17 @@ import orjson
 
 from .errors import CorruptInbox, NotRegularFile, TooLarge, WriteNotVerified
 from .formats import EntryProblem, InboxFormat, dumps_indented, skip_space_back
-from .locks import DEFAULT_TIMEOUT, PeerLock, file_kind, track_temp, tracked_temps, untrack_temp
+from .locks import (
+    DEFAULT_TIMEOUT,
+    PeerLock,
+    file_kind,
+    lock_path,
+    track_temp,
+    tracked_temps,
+    untrack_temp,
+)
 from .model import Message
+from .safeio import makedirs, open_new, refuse_links, refused
 
 MAX_MESSAGE_BYTES = 1024 * 1024
 TEMP_SUFFIX = ".teaminbox-tmp"
@@ -189,6 +198,27 @@ def check_size(text: str, *others: str | None) -> None:
         raise TooLarge(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
 
 
+# ------------------------------------------------------------------ no links on a write
+
+
+def team_of(path: str) -> str:
+    """The team folder of an inbox: every format keeps it at `<team>/<folder>/<name>`
+    (`inboxes/<stem>.json`, the file bus's `inbox/<agent>`)."""
+    return os.path.dirname(os.path.dirname(path))
+
+
+def check_no_links(path: str) -> None:
+    """Before any write to an inbox: no symbolic link at the team's folder, the inboxes
+    folder, the inbox or its lock (SymlinkInTeam, naming the link; nothing written)."""
+    refuse_links(team_of(path), path, lock_path(path))
+
+
+def make_inbox_folder(path: str) -> None:
+    """`mkdir -p` the folder an inbox goes in, as the peers do, through no link."""
+    check_no_links(path)
+    makedirs(team_of(path), os.path.dirname(path))
+
+
 # ------------------------------------------------------------------ temp files
 
 
@@ -212,7 +242,12 @@ def _write_temp(tmp: str, data: bytes, mode: int | None = None) -> int:
     file is made 0600 and then chmodded, so it is never more open than meant.
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
+    try:
+        fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
+    except OSError as err:
+        if err.errno == errno.ELOOP and os.path.islink(tmp):  # planted: never written through
+            raise refused(tmp) from None
+        raise
     try:
         if mode is not None:
             os.fchmod(fd, mode)
@@ -730,6 +765,7 @@ def update(
     and a peer broke it) is reconciled afterwards (_reconcile). `mode`: a new
     inbox's mode (an existing one keeps its own).
     """
+    check_no_links(path)
     tmp = temp_path(path)
     track_temp(tmp)
     fds: list[int] = []
@@ -803,9 +839,9 @@ def update(
 def ensure_claude_inbox(path: str) -> None:
     """Create a missing Claude inbox as `[]` with exclusive create, as Claude Code does
     (Node's writeFile `wx`: mode 0666 & ~umask)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    make_inbox_folder(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        fd = open_new(path)
     except FileExistsError:
         return
     try:
@@ -896,19 +932,13 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
     """Keep the valid entries of a broken inbox; the original bytes go to `.corrupt-<time>`.
 
     Returns (kept, dropped, backup path); a healthy file is left alone. A
-    symlinked inbox is refused: its target could be any file, which the
-    backup would copy. The backup and the new file keep the original's mode.
+    symlinked inbox is refused as on every write (its target could be any
+    file, which the backup would copy). The backup and the new file keep the
+    original's mode.
     """
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
+    check_no_links(path)
+    if not os.path.lexists(path):
         return 0, 0, None
-    if stat.S_ISLNK(st.st_mode):
-        raise NotRegularFile(
-            f"{path} is a symbolic link; repair does not follow links:"
-            " put the file itself in its place first",
-            path=path,
-        )
     tmp = temp_path(path)
     track_temp(tmp)
     try:

@@ -688,24 +688,22 @@ def test_history_keeps_an_entry_as_deep_as_an_inbox_may_be(tmp_path: Path) -> No
     assert value == "leaf"
 
 
-def test_symlinked_inbox_is_read_and_replaced_as_peers_do(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Reading follows the link; a write replaces the link by a file (Node's renameSync
-    and Go's os.Rename do the same), leaves the target alone, and needs no repair."""
+def test_symlinked_inbox_is_read_but_never_written(tmp_path: Path) -> None:
+    """Reading follows the link, as the peers do; a write refuses it (no link inside a
+    team is written through or replaced: tests/unit/test_symlinks.py) and changes
+    nothing, the link and its target included."""
     target = tmp_path / "elsewhere.json"
     target.write_bytes(dump([GOOD]))
     target.chmod(0o600)
     p = tmp_path / "x.json"
     p.symlink_to(target)
     assert store.read(CLAUDE, str(p)).entries == [GOOD]
-    repairs: list[object] = []
-    monkeypatch.setattr(store, "_reconcile", lambda *a, **k: repairs.append(a))
-    store.append(CLAUDE, str(p), [GOOD])
-    assert repairs == []
-    assert not p.is_symlink() and json.loads(p.read_bytes()) == [GOOD, GOOD]
-    assert stat.S_IMODE(p.stat().st_mode) == 0o600
-    assert json.loads(target.read_bytes()) == [GOOD]
+    with pytest.raises(NotRegularFile) as refused:
+        store.append(CLAUDE, str(p), [GOOD])
+    assert refused.value.code == "symlink_in_team" and str(p) in refused.value.message
+    assert p.is_symlink() and json.loads(target.read_bytes()) == [GOOD]
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["elsewhere.json", "x.json"]
     dangling = tmp_path / "d.json"
     dangling.symlink_to(tmp_path / "missing")
     with pytest.raises(NotRegularFile) as info:

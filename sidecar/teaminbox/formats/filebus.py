@@ -250,14 +250,26 @@ class FileBusFormat:
         return entry
 
     def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
-        os.makedirs(path, exist_ok=True)
+        from ..safeio import makedirs, open_new, refuse_links
+
         name = check_name(entry["msg_id"], "message id")
-        tmp = os.path.join(path, name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(entry, f, ensure_ascii=False, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, os.path.join(path, name + ".json"))
+        team = os.path.dirname(os.path.dirname(path))  # <team>/inbox/<agent>
+        tmp, final = os.path.join(path, name + ".tmp"), os.path.join(path, name + ".json")
+        refuse_links(team, tmp, final)  # .team/, inbox/, the agent's folder, the two names
+        makedirs(team, path)
+        fd = open_new(tmp)  # never through a link planted at the temp name
+        try:
+            with open(fd, "w", encoding="utf-8") as f:
+                json.dump(entry, f, ensure_ascii=False, indent=2)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, final)
+        except BaseException:
+            try:
+                os.unlink(tmp)  # ours: made by open_new above
+            except FileNotFoundError:
+                pass
+            raise
         return 0
 
 

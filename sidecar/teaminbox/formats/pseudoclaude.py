@@ -193,9 +193,9 @@ class PseudoClaudeFormat(JsonFileLayout):
         return ExclFileLock(path, timeout)
 
     def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
-        from ..store import append
+        from ..store import append, make_inbox_folder
 
-        os.makedirs(os.path.dirname(path), exist_ok=True)  # a team with no inbox written yet
+        make_inbox_folder(path)  # a team with no inbox written yet
         return append(self, path, [entry], timeout=timeout)
 
     def empty(self) -> Any:

@@ -137,18 +137,21 @@ class ClaudeTasks:
 
     def set_status(self, location: str, task_id: str, status: str, timeout: float) -> Task:
         from ..formats import dumps_indented
-        from ..locks import DirLock
+        from ..locks import DirLock, lock_path
+        from ..safeio import refuse_links
         from ..store import read_regular
 
         check_status(self, status)
         if not task_id or sanitize(task_id) != task_id:
             raise UnknownTask(f"no task {task_id!r} in {location}")
         path = os.path.join(location, task_id + ".json")
-        if not os.path.isfile(path):
-            raise UnknownTask(f"no task {task_id!r} in {location}", path=path)
         # The list's lock too, where the list has one: Claude Code deletes a finished
         # list's files under it (not under the task's), and must not lose that race to us.
         list_lock = os.path.join(location, LIST_LOCK)
+        # No link at tasks/<team>, the task, the list's lock or either lock directory.
+        refuse_links(location, path, lock_path(path), list_lock, lock_path(list_lock))
+        if not os.path.isfile(path):
+            raise UnknownTask(f"no task {task_id!r} in {location}", path=path)
         outer = DirLock(list_lock, timeout) if os.path.isfile(list_lock) else None
         if outer is not None:
             outer.acquire()

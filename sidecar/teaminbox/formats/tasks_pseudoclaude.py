@@ -113,11 +113,14 @@ class PseudoClaudeTasks:
     def set_status(self, location: str, task_id: str, status: str, timeout: float) -> Task:
         from ..formats import dumps_indented
         from ..formats.pseudoclaude import now_rfc3339_nano
-        from ..locks import ExclFileLock
+        from ..locks import ExclFileLock, lock_path
+        from ..safeio import refuse_links
         from ..store import read_regular
 
         check_status(self, status, FROM_FILE)
         raw_status = TO_FILE.get(status, status)
+        # No link at the team's folder, tasks.json or its lock.
+        refuse_links(os.path.dirname(location), location, lock_path(location))
         if not os.path.isfile(location):
             raise UnknownTask(f"no task {task_id!r}: {location} does not exist", path=location)
         with ExclFileLock(location, timeout) as lock:
