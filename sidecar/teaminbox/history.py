@@ -232,6 +232,10 @@ def _private(path: str, *, mine: bool) -> None:
             log.warning("%s: cannot make it private: %s", path, err)
 
 
+class NotAHistory(Exception):
+    """History(strict=True): the path holds something else, or cannot be opened."""
+
+
 def _folder_of(body: bytes) -> str | None:
     """A saved team's folder (`Team.dir`) if it is still there. A folder that cannot be
     looked at (no permission, I/O) counts as there: ending a team is never a guess."""
@@ -253,15 +257,19 @@ def _folder_of(body: bytes) -> str | None:
 class History:
     """One connection, used from one thread at a time (the server's state thread)."""
 
-    def __init__(self, path: str | None = None, keep_days: float = 90) -> None:
+    def __init__(
+        self, path: str | None = None, keep_days: float = 90, *, strict: bool = False
+    ) -> None:
         """Open (or create) the archive: 0600 in a 0700 folder, a corrupt one moved aside.
 
         A path that holds something else (a file of the person's, another program's
         database, a folder, a FIFO, a symlink) is left as it is: the history is kept in
         memory for this run and `refused` says why (logged once). So is one that cannot
-        be opened (locked, the disk full): the live view never waits on the archive."""
+        be opened (locked, the disk full): the live view never waits on the archive.
+        `strict` (a CLI command, which would answer from nothing): NotAHistory instead."""
         self.path = path or default_path()
         self.keep_days = keep_days
+        self.strict = strict
         self.refused: str | None = None
         self._seen_gen = 0  # writes to `seen` through this connection (_connect's triggers)
         self._lock = threading.Lock()
@@ -319,6 +327,8 @@ class History:
             self.prune()
 
     def _in_memory(self, reason: str) -> None:
+        if self.strict:
+            raise NotAHistory(f"it {reason}; it is left as it is")
         self.refused = reason
         log.warning(
             "history %s %s: Team Inbox leaves it as it is and keeps this session's history in"
