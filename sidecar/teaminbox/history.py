@@ -128,6 +128,9 @@ def _not_ours(path: str, mine: bool) -> str | None:
         return None
     if stat.S_ISLNK(st.st_mode):
         return "is a symbolic link"
+    for suffix in ("-wal", "-shm", "-journal"):  # SQLite would write where they point
+        if os.path.islink(path + suffix):
+            return f"has a symbolic link beside it ({os.path.basename(path + suffix)})"
     if stat.S_ISDIR(st.st_mode):
         return "is a folder"
     if not stat.S_ISREG(st.st_mode):
@@ -221,8 +224,10 @@ def _private(path: str, *, mine: bool) -> None:
     """Tighten a file (or our own folder) that others could read: the history holds
     every message. Someone else's file or folder is left alone."""
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
     except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):  # chmod would change what it points to
         return
     want = 0o700 if stat.S_ISDIR(st.st_mode) else 0o600
     if (mine or st.st_uid == os.getuid()) and stat.S_IMODE(st.st_mode) & 0o077:
@@ -312,13 +317,7 @@ class History:
                 self._move_aside(err)
                 self.db = self._connect()
         try:
-            self.prune()
-        except sqlite3.OperationalError as err:  # locked, I/O: not the file's fault
-            if not _transient(err):
-                raise
-            log.warning(
-                "%s: pruning the history failed (%s); it is tried again later", self.path, err
-            )
+            self.prune()  # a refused write (locked, full) is its own: tried again later
         except sqlite3.DatabaseError as err:  # a big file is checked later: damage shows here
             with FileLock(self.path + ".init.lock", timeout=30, mode=0o600):
                 self.db.close()
@@ -737,12 +736,18 @@ class History:
         if not self.keep_days:
             return 0
         cutoff = time.time() - self.keep_days * 86400
-        with self._lock, self.db:
-            cur = self.db.execute(
-                "DELETE FROM messages WHERE gone_at IS NOT NULL AND gone_at < ?", (cutoff,)
-            )
-            pruned = cur.rowcount
-        return pruned + self.prune_teams()
+        try:
+            with self._lock, self.db:
+                cur = self.db.execute(
+                    "DELETE FROM messages WHERE gone_at IS NOT NULL AND gone_at < ?", (cutoff,)
+                )
+                pruned = cur.rowcount
+            return pruned + self.prune_teams()
+        except sqlite3.OperationalError as err:  # the disk full, locked: the next prune
+            if not _transient(err):
+                raise
+            log.warning("history %s: pruning failed (%s); tried again later", self.path, err)
+            return 0
 
     # --- teams: what each looked like last, so an ended one (folder deleted) stays readable
 

@@ -484,6 +484,10 @@ class Tracker:
                 f"team {t.id} has not ended: its folder {folder} is still there (another window"
                 " may show it); only a team whose folder is gone can be forgotten"
             )
+        if not self.history.catch_up():  # a waiting write would bring some of it back
+            raise InvalidParams(
+                f"the history cannot be written yet (see the log): team {t.id} is not forgotten"
+            )
         messages, inboxes = self.history.team_size(t.id)
         if expect is not None and expect != messages:
             raise InvalidParams(

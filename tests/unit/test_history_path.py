@@ -55,6 +55,14 @@ def symlink_to_history(p: Path) -> None:
     p.symlink_to(target)
 
 
+def wal_symlink(p: Path) -> None:
+    """A history of ours, but its -wal points elsewhere: SQLite would write there."""
+    History(str(p)).close()
+    target = p.parent / "target.md"
+    text_file(target)
+    Path(str(p) + "-wal").symlink_to(target)
+
+
 def snapshot(folder: Path) -> dict[str, tuple[int, int, bytes | None]]:
     out = {}
     for dirpath, dirnames, filenames in os.walk(folder):
@@ -78,6 +86,7 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int, bytes | None]]:
         (fifo, "is not a regular file"),
         (symlink, "is a symbolic link"),
         (symlink_to_history, "is a symbolic link"),
+        (wal_symlink, "has a symbolic link beside it (README.md-wal)"),
     ],
 )
 def test_history_path_that_is_not_a_history_is_never_touched(

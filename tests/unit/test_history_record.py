@@ -99,7 +99,9 @@ def test_archive_new_keeps_both_when_an_id_is_reused(tmp_path: Path) -> None:
 
 
 def team_body(tid: str, folder: Path) -> bytes:
-    return orjson.dumps({"id": tid, "format": "filebus", "name": tid, "dir": str(folder)})
+    return orjson.dumps(
+        {"id": tid, "format": "filebus", "name": tid, "dir": str(folder), "root": ""}
+    )
 
 
 def test_a_team_outside_these_roots_is_not_ended_while_its_folder_is_there(
@@ -214,3 +216,28 @@ def test_a_full_history_never_stops_an_inbox_from_being_read(
         assert found >= {f"r{i}" for i in range(last + 1)}
         assert any("caught up" in r.getMessage() for r in caplog.records)
     assert len([r for r in caplog.records if "archiving is behind" in r.getMessage()]) == 1
+
+
+def test_forget_waits_for_the_writes_that_wait(teams: Teams, tmp_path: Path) -> None:
+    """A write still waiting (the disk full) would bring a forgotten team's messages back."""
+    from teaminbox.errors import InvalidParams
+
+    h = History(str(tmp_path / "history.db"))
+    tracker = Tracker(teams.settings, h)
+    gone = tmp_path / "gone" / ".team"
+    h.save_team("filebus:gone", team_body("filebus:gone", gone))
+    h.record("filebus:gone", "coder", [msg("m1", "before")], [])
+    assert h.end_teams([]) == ["filebus:gone"]
+    fill(h)
+    for i in range(60):
+        h.record("filebus:gone", "coder", [msg(f"w{i}", "waiting" + " pad" * 300)], [])
+        if h.behind:
+            break
+    assert h.behind
+    with pytest.raises(InvalidParams, match="cannot be written yet"):
+        tracker.forget("filebus:gone")
+    room(h)
+    res = tracker.forget("filebus:gone", dry_run=True)
+    assert h.behind == 0 and res.forgotten == 0 and res.messages >= 2
+    assert tracker.forget("filebus:gone", expect=res.messages).forgotten == res.messages
+    assert h.team_size("filebus:gone") == (0, 0)
