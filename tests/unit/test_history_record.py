@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from pathlib import Path
 
 import orjson
@@ -117,6 +118,20 @@ def test_a_team_outside_these_roots_is_not_ended_while_its_folder_is_there(
     folder.rmdir()
     assert h.end_teams([]) == ["filebus:proj"]
     assert h.live_folder("filebus:proj") is None
+
+
+def test_a_team_ended_by_mistake_is_live_again_at_the_next_start(tmp_path: Path) -> None:
+    """An older sidecar in a window with other roots marked it ended; its folder is there."""
+    folder = tmp_path / "proj" / ".team"
+    folder.mkdir(parents=True)
+    h = History(str(tmp_path / "h.db"))
+    h.save_team("filebus:proj", team_body("filebus:proj", folder))
+    h.save_team("filebus:gone", team_body("filebus:gone", tmp_path / "gone" / ".team"))
+    h.db.execute("UPDATE teams SET ended_at = ?", (time.time(),))
+    h.db.commit()
+    h.close()
+    h = History(str(tmp_path / "h.db"))
+    assert [orjson.loads(b)["id"] for b, _ in h.ended_teams()] == ["filebus:gone"]
 
 
 def test_retention_never_forgets_a_team_whose_folder_is_there(tmp_path: Path) -> None:
