@@ -299,7 +299,21 @@ export interface TeamParams {
   team: string;
 }
 
+export interface ForgetParams {
+  team: string;
+  /** count only: what a confirmation says (ForgetResult.messages) */
+  dryRun?: boolean;
+  expect?: number | null;
+}
+
 export interface ForgetResult {
+  /** the team's id */
+  team: string;
+  /** archived messages of the team: what forgetting removes */
+  messages: number;
+  /** the inboxes they are in */
+  inboxes: number;
+  /** messages removed (0 for a dry run) */
   forgotten: number;
 }
 
@@ -479,8 +493,8 @@ export interface RequestMap {
   "teamInbox/doctor": [Empty, DoctorResult];
   /** the inbox's file or folder */
   "teamInbox/inboxPath": [InboxRef, PathResult];
-  /** drop an ended team and its archived messages from the history */
-  "teamInbox/forgetTeam": [TeamParams, ForgetResult];
+  /** drop an ended team (its folder gone) and its archived messages from the history; `dryRun` only counts them */
+  "teamInbox/forgetTeam": [ForgetParams, ForgetResult];
   /** a team's task board (live or ended) */
   "teamInbox/tasks": [TeamParams, TasksResult];
   /** change one task's status, under the peer's own lock */

@@ -574,12 +574,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _history(args: argparse.Namespace) -> Any:
-    from .history import History, default_path
+    from .history import History, NotAHistory, default_path
 
     path = getattr(args, "history", None)
     try:
-        return History(path)
-    except (OSError, sqlite3.Error) as err:
+        return History(path, strict=True)
+    except (OSError, sqlite3.Error, NotAHistory) as err:
         reason = _os_error(err) if isinstance(err, OSError) else str(err)
         raise TeamInboxError(
             f"cannot open the history database {path or default_path()}: {reason}"

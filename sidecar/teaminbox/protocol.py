@@ -203,8 +203,20 @@ class TeamParams:
 
 
 @attrs.define
+class ForgetParams:
+    team: str = attrs.field(validator=_nonempty)
+    dry_run: bool = False  # count only: what a confirmation says (ForgetResult.messages)
+    # the `messages` the person confirmed: a different count now (more archived since) is
+    # refused, nothing forgotten
+    expect: int | None = None
+
+
+@attrs.define
 class ForgetResult:
-    forgotten: int
+    team: str  # the team's id
+    messages: int  # archived messages of the team: what forgetting removes
+    inboxes: int  # the inboxes they are in
+    forgotten: int  # messages removed (0 for a dry run)
 
 
 # --- notifications ---------------------------------------------------------------------
@@ -298,9 +310,10 @@ METHODS: dict[str, Method] = {
         Method("teamInbox/inboxPath", InboxRef, PathResult, "the inbox's file or folder"),
         Method(
             "teamInbox/forgetTeam",
-            TeamParams,
+            ForgetParams,
             ForgetResult,
-            "drop an ended team and its archived messages from the history",
+            "drop an ended team (its folder gone) and its archived messages from the history;"
+            " `dryRun` only counts them",
         ),
     )
 }

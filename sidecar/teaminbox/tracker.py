@@ -44,6 +44,7 @@ from .errors import (
 from .formats import InboxFormat
 from .history import History
 from .model import Member, Message, Problem, Team, converter
+from .protocol import ForgetResult
 from .rows import Prefix, Rows, grow_rows, load_rows, steady_malloc
 from .tasks import Boards
 
@@ -155,6 +156,7 @@ class Tracker:
 
     def scan(self) -> tuple[bool, list[Change]]:
         """Re-list teams and members; refresh every inbox. Returns (teams changed, changes)."""
+        self.history.catch_up()  # archiving refused earlier (the disk full): try again
         key = self._inputs_key()
         if key is not None and key == self._scan_key:  # the teams and rosters are as read
             self.boards.sync(self.teams, start=False)
@@ -468,11 +470,32 @@ class Tracker:
             out += [self._ended(b, at) for b, at in self.history.ended_teams(ENDED_LISTED)]
         return out
 
-    def forget(self, team: str) -> int:
+    def forget(
+        self, team: str, *, dry_run: bool = False, expect: int | None = None
+    ) -> ForgetResult:
+        """Forget an ended team, or (dry_run) say how much that removes. Never a team whose
+        folder is still there: another window (other roots, one history) may show it live."""
         t = self.find(team)
         if not t.ended:
             raise InvalidParams(f"team {t.id} is live: only an ended team can be forgotten")
-        return self.history.forget_team(t.id)
+        folder = self.history.live_folder(t.id)
+        if folder is not None:
+            raise InvalidParams(
+                f"team {t.id} has not ended: its folder {folder} is still there (another window"
+                " may show it); only a team whose folder is gone can be forgotten"
+            )
+        if not self.history.catch_up():  # a waiting write would bring some of it back
+            raise InvalidParams(
+                f"the history cannot be written yet (see the log): team {t.id} is not forgotten"
+            )
+        messages, inboxes = self.history.team_size(t.id)
+        if expect is not None and expect != messages:
+            raise InvalidParams(
+                f"team {t.id} now has {messages} archived messages, not the {expect} confirmed:"
+                " nothing was forgotten; ask again"
+            )
+        forgotten = 0 if dry_run else self.history.forget_team(t.id)
+        return ForgetResult(t.id, messages, inboxes, forgotten)
 
     def conversation(self, team: str, offset: int = 0, limit: int = 200) -> list[Message]:
         """The team's whole exchange, newest first: every inbox, delivered ones included."""

@@ -443,12 +443,19 @@ def test_history_is_private(tmp_path: Path, umask022: None) -> None:
             assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
 
 
-def test_corrupt_history_is_moved_aside(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_corrupt_history_is_moved_aside(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In its own data folder; elsewhere (historyPath) such a file is left alone:
+    test_history_path.py."""
+    from teaminbox import history
+
     path = tmp_path / "history.db"
+    monkeypatch.setattr(history, "default_path", lambda: str(path))
     garbage = os.urandom(8192)
     path.write_bytes(garbage)
     with caplog.at_level(logging.WARNING):
-        h = History(str(path))
+        h = History()
     h.record("claude:t", "user", [CLAUDE.message({**GOOD, "msg_id": "m"}, 0, "claude:t", "u")], [])
     assert h.known_ids("claude:t", "user") == {"m"}
     [aside] = [x for x in tmp_path.iterdir() if x.name.startswith("history.db.corrupt-")]

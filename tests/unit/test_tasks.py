@@ -358,9 +358,9 @@ def test_cli_tasks_of_an_ended_team(teams: Teams, tmp_path: Path) -> None:
     folder = claude_board(teams, claude_task(1, status="completed", owner="researcher"))
     boards.sync({t.id: t for t in find_teams([Root(str(teams.claude_root), "claude")])})
     (folder / "1.json").unlink()
+    shutil.rmtree(teams.claude_dir)  # ended: its folder is gone (not just outside the roots)
     history.end_teams([])
     history.close()
-    shutil.rmtree(teams.claude_dir)
     res = teams.cli("tasks", "alpha", "--history", db)
     assert res.returncode == 0, res.stderr
     assert "claude:alpha (ended: its last board): 1 task" in res.stdout

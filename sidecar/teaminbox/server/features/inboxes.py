@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from ...protocol import (
     ConversationParams,
+    ForgetParams,
     ForgetResult,
     InboxRef,
     MessagesOnly,
     MessagesParams,
     MessagesResult,
     PathResult,
-    TeamParams,
     TeamsParams,
     TeamsResult,
 )
@@ -53,12 +53,13 @@ def setup(server: TeamInboxServer) -> None:
         return MessagesOnly(msgs)
 
     @server.request("teamInbox/forgetTeam")
-    async def forget_team(ls: TeamInboxServer, p: TeamParams) -> ForgetResult:
+    async def forget_team(ls: TeamInboxServer, p: ForgetParams) -> ForgetResult:
         tracker = ls.tracker
         assert tracker is not None
-        forgotten = await ls.in_state(lambda: tracker.forget(p.team))
-        ls.notify("teamInbox/teamsChanged", {})
-        return ForgetResult(forgotten)
+        res = await ls.in_state(lambda: tracker.forget(p.team, dry_run=p.dry_run, expect=p.expect))
+        if not p.dry_run:
+            ls.notify("teamInbox/teamsChanged", {})
+        return res
 
     @server.request("teamInbox/inboxPath")
     async def inbox_path(ls: TeamInboxServer, p: InboxRef) -> PathResult:
