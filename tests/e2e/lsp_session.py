@@ -301,7 +301,7 @@ def server_env() -> dict[str, str]:
     return dict(os.environ)
 
 
-async def close_stdin_and_wait(server: asyncio.subprocess.Process, seconds: float = 5) -> None:
+async def close_stdin_and_wait(server: asyncio.subprocess.Process, seconds: float = 20) -> None:
     """Close the server's stdin (its client is gone); it must exit within `seconds`."""
     if server.stdin is not None:
         server.stdin.close()

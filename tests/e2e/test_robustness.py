@@ -240,12 +240,11 @@ async def test_exits_when_stdin_closes(tmp_path: Path, initialized: bool) -> Non
     if initialized:
         await start(c, options(tmp_path))
         await call(c, "teamInbox/teams", {})
-    t0 = time.monotonic()
     try:
+        # a bound, not a speed: a server still importing on a loaded machine ends too
         await close_stdin_and_wait(server)
     finally:
         c._stop_event.set()
-    assert time.monotonic() - t0 < 5
 
 
 CLIENT_SCRIPT = r"""
