@@ -27,6 +27,7 @@ from .errors import (
 from .formats import InboxFormat, get, registry
 from .formats.base import listdir
 from .model import Member, Problem, Team
+from .timestamps import epoch
 
 BROADCAST = ("*", "broadcast", "all")  # `all` is PseudoClaude's own spelling
 
@@ -330,7 +331,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
         members=r.members,
         error=team.config_error or (r.skipped[0].error if r.skipped else None),
         project=r.info.get("project"),
-        created_at=_seconds(r.info.get("created_at")),
+        created_at=epoch(r.info.get("created_at")),
         label=_label(team.name, r.info),
         lead_alive=pid_alive(r.info.get("lead_pid")),
         orphan=team.config is not None and pid_alive(r.info.get("lead_pid")) is False,
@@ -339,7 +340,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
 
 def _label(name: str, info: dict[str, Any]) -> str | None:
     """`myapp · Mon 30 Nov 14:02` for a session team: nobody recognises `session-1d0f5bbe`."""
-    project, created = info.get("project"), _seconds(info.get("created_at"))
+    project, created = info.get("project"), epoch(info.get("created_at"))
     if not project and not created:
         return None
     when = time.strftime("%a %d %b %H:%M", time.localtime(created)) if created else None
@@ -358,12 +359,6 @@ def pid_alive(pid: Any) -> bool | None:
     except OSError:
         return None
     return True
-
-
-def _seconds(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value / 1000 if value > 1e11 else float(value)  # Claude writes milliseconds
 
 
 def _count(team: TeamDir, m: Member) -> None:
