@@ -348,8 +348,8 @@ def _label(name: str, info: dict[str, Any]) -> str | None:
 
 
 def pid_alive(pid: Any) -> bool | None:
-    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
-        return None
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid < 2**31:
+        return None  # a pid_t is 32 bits: os.kill(2**31, 0) raises OverflowError
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -32,19 +32,22 @@ ODD_STAMPS = {
     "bool": "true",
 }
 ODD_CREATED = {"gamma": "1e30", "delta": "-1e20", "eps": "1e400", "zeta": "1" + "0" * 400}
+ODD_PID = {"pid": 2**63, "neg": -(2**63), "big": 2**31}  # os.kill() of these: OverflowError
 MS = 1770000000000  # 2026-02-02T02:40:00Z in milliseconds
 
 
 def odd_teams(home: Path) -> None:
-    """make_home's two teams, and Claude teams with odd `createdAt`s, a message each."""
+    """make_home's two teams, and Claude teams with odd `createdAt`s (and a lead pid no
+    pid_t holds), a message each."""
     make_home(home)
-    for team, created in ODD_CREATED.items():
+    odd = [(t, c, 1) for t, c in ODD_CREATED.items()] + [(t, MS, p) for t, p in ODD_PID.items()]
+    for team, created, pid in odd:
         folder = home / ".claude" / "teams" / team
         folder.mkdir(parents=True)
         member = json.dumps({"agentId": f"team-lead@{team}", "name": "team-lead"})
         (folder / "config.json").write_text(
             f'{{"name": "{team}", "leadAgentId": "team-lead@{team}", "createdAt": {created},'
-            f' "members": [{member}]}}'
+            f' "leadProcess": {{"pid": {pid}}}, "members": [{member}]}}'
         )
         write_json(
             folder / "inboxes" / "user.json",
@@ -92,6 +95,10 @@ async def test_server_odd_created_at(client: LanguageClient, tmp_path: Path) -> 
     assert teams["claude:alpha"]["createdAt"] == MS / 1000  # milliseconds, as Claude writes
     for team in ODD_CREATED:
         assert teams[f"claude:{team}"]["createdAt"] is None, teams[f"claude:{team}"]
+    for team in ODD_PID:
+        assert teams[f"claude:{team}"]["createdAt"] == MS / 1000, teams[f"claude:{team}"]
+        assert teams[f"claude:{team}"]["leadAlive"] is None, teams[f"claude:{team}"]
+    for team in [*ODD_CREATED, *ODD_PID]:
         page = await call(client, "teamInbox/messages", {"team": f"claude:{team}", "inbox": "user"})
         assert [m["text"] for m in page["messages"]] == [f"hello from {team}"]
     alpha = await call(client, "teamInbox/messages", {"team": "claude:alpha", "inbox": "user"})
@@ -154,8 +161,9 @@ def test_cli_odd_created_at(tmp_path: Path) -> None:
     }
     assert {"claude:alpha", *(f"claude:{t}" for t in ODD_CREATED)} <= set(listed), sorted(listed)
     assert all(listed[f"claude:{t}"]["createdAt"] is None for t in ODD_CREATED)
+    assert all(listed[f"claude:{t}"]["leadAlive"] is None for t in ODD_PID)
     assert listed["claude:alpha"]["members"][0]["error"] is None
-    for team in ODD_CREATED:
+    for team in [*ODD_CREATED, *ODD_PID]:
         one = run_cli(tmp_path, ws, "read", f"claude:{team}", "user")
         assert one.returncode == 0 and f"hello from {team}" in one.stdout, one.stderr
 
