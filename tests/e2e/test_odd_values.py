@@ -189,3 +189,38 @@ def test_cli_odd_bus_stamps(tmp_path: Path) -> None:
     assert "2026-02-02T02:40:00.000Z" in read.stdout  # the ms one, at its time
     skipped = [line for line in read.stderr.splitlines() if "skipped" in line]
     assert len(skipped) == len(ODD_STAMPS), read.stderr
+
+
+ODD_TASK_IDS = ["²", "9" * 5000]  # isdigit() says yes to both; int() refuses both
+
+
+def odd_tasks(home: Path) -> None:
+    """make_home's teams; alpha's task board holds a plain task and tasks with odd ids."""
+    make_home(home)
+    board = home / ".claude" / "tasks" / "alpha"
+    for n, task_id in enumerate(["1", *ODD_TASK_IDS], start=1):
+        write_json(
+            board / f"{n}.json",
+            {
+                "id": task_id,
+                "subject": f"task {n}",
+                "description": "",
+                "status": "pending",
+                "blocks": [],
+                "blockedBy": [],
+            },
+        )
+
+
+async def test_server_odd_task_ids(client: LanguageClient, tmp_path: Path) -> None:
+    odd_tasks(tmp_path)
+    await start(client, options(tmp_path))
+    board = await call(client, "teamInbox/tasks", {"team": "claude:alpha"})
+    assert [t["id"] for t in board["tasks"]] == ["1", *sorted(ODD_TASK_IDS)], board
+
+
+def test_cli_odd_task_ids(tmp_path: Path) -> None:
+    odd_tasks(tmp_path)
+    out = run_cli(tmp_path, tmp_path / "no-bus", "tasks", "claude:alpha", "--json")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert [t["id"] for t in json.loads(out.stdout)["tasks"]] == ["1", *sorted(ODD_TASK_IDS)]
