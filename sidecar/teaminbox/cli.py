@@ -482,8 +482,14 @@ def _add_more(sub: Any) -> None:
     sp.add_argument(
         "--token-file",
         metavar="PATH",
-        help="with --tcp: the token is in PATH (else $TEAMINBOX_TOKEN; else a new one,"
-        " written 0600 to a file named on stderr)",
+        help="with --tcp: the token is in PATH, which must be yours and 0600 (else"
+        " $TEAMINBOX_TOKEN; else a new one, written 0600 to a file named on stderr)",
+    )
+    sp.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --tcp: listen on an address other machines may reach (0.0.0.0, a LAN"
+        " address); without it only loopback (127.0.0.1, ::1, localhost) is allowed",
     )
     # vscode-languageclient appends --stdio in stdio mode; stdio is the default anyway.
     sp.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
@@ -560,15 +566,32 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from .server import parse_tcp, serve
 
-    if args.token_file and not args.tcp:
-        _say("teaminbox: --token-file is for --tcp", err=True)
-        return EXIT_USAGE
+    for given, flag in ((args.token_file, "--token-file"), (args.allow_remote, "--allow-remote")):
+        if given and not args.tcp:
+            _say(f"teaminbox: {flag} is for --tcp", err=True)
+            return EXIT_USAGE
     if args.tcp:
+        from .server.transport import loopback_problem
+
         try:
-            parse_tcp(args.tcp)
+            host, port = parse_tcp(args.tcp)
+            problem = loopback_problem(host, port)
         except ValueError as err:
             _say(f"teaminbox: {err}", err=True)
             return EXIT_USAGE
+        if problem and not args.allow_remote:
+            _say(
+                f"teaminbox: --tcp {args.tcp}: {problem}; other machines could connect"
+                " (add --allow-remote to listen there anyway)",
+                err=True,
+            )
+            return EXIT_USAGE
+        if problem:
+            _say(
+                f"teaminbox: warning: --tcp {args.tcp}: {problem}; only the token keeps"
+                " other machines out, and the connection is not encrypted",
+                err=True,
+            )
     code: int = serve(args.tcp, args.token_file)
     return code
 

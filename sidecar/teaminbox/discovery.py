@@ -27,6 +27,7 @@ from .errors import (
 from .formats import InboxFormat, get, registry
 from .formats.base import listdir
 from .model import Member, Problem, Team
+from .timestamps import epoch
 
 BROADCAST = ("*", "broadcast", "all")  # `all` is PseudoClaude's own spelling
 
@@ -333,7 +334,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
         members=r.members,
         error=team.config_error or (r.skipped[0].error if r.skipped else None),
         project=r.info.get("project"),
-        created_at=_seconds(r.info.get("created_at")),
+        created_at=epoch(r.info.get("created_at")),
         label=_label(team.name, r.info),
         lead_alive=pid_alive(r.info.get("lead_pid")),
         orphan=team.config is not None and pid_alive(r.info.get("lead_pid")) is False,
@@ -342,7 +343,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
 
 def _label(name: str, info: dict[str, Any]) -> str | None:
     """`myapp · Mon 30 Nov 14:02` for a session team: nobody recognises `session-1d0f5bbe`."""
-    project, created = info.get("project"), _seconds(info.get("created_at"))
+    project, created = info.get("project"), epoch(info.get("created_at"))
     if not project and not created:
         return None
     when = time.strftime("%a %d %b %H:%M", time.localtime(created)) if created else None
@@ -350,8 +351,8 @@ def _label(name: str, info: dict[str, Any]) -> str | None:
 
 
 def pid_alive(pid: Any) -> bool | None:
-    if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
-        return None
+    if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid < 2**31:
+        return None  # a pid_t is 32 bits: os.kill(2**31, 0) raises OverflowError
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -361,12 +362,6 @@ def pid_alive(pid: Any) -> bool | None:
     except OSError:
         return None
     return True
-
-
-def _seconds(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value / 1000 if value > 1e11 else float(value)  # Claude writes milliseconds
 
 
 def _count(team: TeamDir, m: Member) -> None:

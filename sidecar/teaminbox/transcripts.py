@@ -595,7 +595,7 @@ class TeamActivity:
         try:
             members = {
                 str(name): Activity(
-                    last_active=_seconds(m.get("lastActive")),
+                    last_active=epoch(m.get("lastActive")),
                     tokens=converter.structure(m.get("tokens") or {}, TokenUse),
                 )
                 for name, m in (body.get("members") or {}).items()
@@ -606,12 +606,6 @@ class TeamActivity:
             return None
         branch = body.get("branch")
         return cls(tokens, branch if isinstance(branch, str) else None, members)
-
-
-def _seconds(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
 
 
 def label_branch(branch: str | None) -> str | None:

@@ -361,6 +361,7 @@ def test_tcp_token_from_env_or_file(tmp_path: Path, how: str) -> None:
     else:
         path = tmp_path / "token"
         path.write_text(token + "\n")
+        path.chmod(0o600)  # a token others may read is refused (test_tcp_guard.py)
         server = TcpServer(tmp_path, "--token-file", str(path))
     try:
         assert server.token_path is None, server.announce  # none written

@@ -18,6 +18,7 @@ import orjson
 
 from ..errors import CorruptInbox, InvalidParams
 from ..model import Member, Message
+from ..timestamps import epoch
 from . import dumps_indented, loads, opt_str, short_hash, skip_space_back
 from .base import JsonFileLayout, RosterParts
 from .tasks_claude import CLAUDE_TASKS
@@ -103,11 +104,10 @@ def _team_info(config: dict[str, Any], members: list[Member]) -> dict[str, Any]:
     lead_cwd = next((m.cwd for m in members if m.lead and m.cwd), None)
     proc = config.get("leadProcess")
     proc = proc if isinstance(proc, dict) else {}
-    created = config.get("createdAt")
     return {
         "project": os.path.basename(lead_cwd.rstrip("/")) if lead_cwd else None,
         "cwd": lead_cwd,
-        "created_at": created if isinstance(created, (int, float)) else None,
+        "created_at": epoch(config.get("createdAt")),  # milliseconds; 1e30 is None
         "lead_pid": proc.get("pid") if isinstance(proc.get("pid"), int) else None,
         "session_id": opt_str(config.get("leadSessionId")),
     }

@@ -1,11 +1,12 @@
 """The seed's FileMessageBus: one file per message, `<DIR>/.team/inbox/<agent>/<msg_id>.json`.
 
 A message is `{msg_id, sender, recipient, type, content, timestamp}` (epoch
-seconds), written as `<msg_id>.tmp`, fsynced and renamed to `.json`: no lock is
-needed, every message has its own name. The agent's reader deletes each file
-after reading it, so a vanished file is a delivered message (archived, as a
-Claude prune is), and nothing here ever deletes or rewrites one: the person's
-"read" is the seen state. The team is named after DIR, the folder holding
+seconds; milliseconds are read as such, and a number that is no time, say 1e20, makes
+its file one invalid entry: `timestamps.epoch`), written as `<msg_id>.tmp`, fsynced and
+renamed to `.json`: no lock is needed, every message has its own name. The agent's
+reader deletes each file after reading it, so a vanished file is a delivered message
+(archived, as a Claude prune is), and nothing here ever deletes or rewrites one: the
+person's "read" is the seen state. The team is named after DIR, the folder holding
 `.team/` (a workspace folder).
 """
 
@@ -24,7 +25,8 @@ import orjson
 
 from ..errors import CorruptInbox, check_name
 from ..model import Member, Message, Problem
-from . import loads, opt_str
+from ..timestamps import epoch
+from . import dumps_any, loads, opt_str
 from .base import Hint, RosterParts, Sig, listdir
 
 TEAM_DIR = ".team"
@@ -155,7 +157,7 @@ class FileBusFormat:
                 value = {**value, FILE_KEY: name}
             entries.append(value)
         entries.sort(key=_order)
-        return orjson.dumps(entries)
+        return dumps_any(entries)  # an int past 64 bits too, as the file has it
 
     def empty(self) -> Any:
         return []
@@ -182,6 +184,11 @@ class FileBusFormat:
         ts = entry.get("timestamp")
         if isinstance(ts, bool) or not isinstance(ts, (int, float)):
             return f"{entry.get(FILE_KEY)}: 'timestamp' is not epoch seconds"
+        if epoch(ts) is None:
+            return (
+                f"{entry.get(FILE_KEY)}: 'timestamp' {_short(ts)} is out of range"
+                " (epoch seconds or milliseconds)"
+            )
         return None
 
     def entry_id(self, entry: dict[str, Any], index: int) -> str:
@@ -202,7 +209,7 @@ class FileBusFormat:
             to=opt_str(entry.get("recipient")) or inbox,
             type=opt_str(entry.get("type")) or "text",
             text=entry["content"],
-            timestamp=_iso(float(entry["timestamp"])),
+            timestamp=_iso(epoch(entry["timestamp"]) or 0.0),  # valid: invalid() said so
             read=False,  # the bus has no flag: a delivered message is a deleted file
             summary=opt_str(entry.get("summary")),
             payload=payload,
@@ -296,9 +303,13 @@ def _agent_id(folder: str) -> str | None:
 def _order(entry: Any) -> tuple[float, str]:
     if not isinstance(entry, dict):
         return (0.0, "")
-    ts = entry.get("timestamp")
-    when = float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else 0.0
-    return when, str(entry.get(FILE_KEY, ""))
+    return epoch(entry.get("timestamp")) or 0.0, str(entry.get(FILE_KEY, ""))
+
+
+def _short(value: float) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:  # repr() of 5,000 digits raises
+        return f"(an integer of {value.bit_length()} bits)"
+    return repr(value)
 
 
 FILEBUS = FileBusFormat()

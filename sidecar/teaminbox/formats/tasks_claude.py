@@ -48,7 +48,9 @@ def _is_task_file(name: str) -> bool:
 
 
 def _order(t: Task) -> tuple[int, int, str]:
-    return (0, int(t.id), "") if t.id.isdigit() else (1, 0, t.id)
+    # isdigit() is true of "²" too, which int() refuses, as it does 5,000 digits
+    numeric = t.id.isascii() and t.id.isdigit() and len(t.id) <= 18
+    return (0, int(t.id), "") if numeric else (1, 0, t.id)
 
 
 def task_of(doc: dict[str, Any], stem: str, team: str) -> Task:

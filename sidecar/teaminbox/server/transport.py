@@ -10,17 +10,25 @@ frames are capped at MAX_FRAME, and every later request is answered.
 message must be `initialize` with `initializationOptions.token` (compared in
 constant time), a TCP client may put the history only inside the user's data
 folder, and one client is served at a time. The session ends when it disconnects.
+A stranger costs little: its first frame may be at most AUTH_FRAME bytes (a bigger
+Content-Length, or bytes that are no frame, close the connection), and at most
+MAX_PENDING connections wait to authenticate (the next one closes the oldest). A token
+file that others may read is refused, as ssh refuses such a key; an address other than
+loopback needs `--allow-remote` (`cli.py`, with `loopback_problem`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import json
 import logging
 import os
 import re
 import secrets
+import socket
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -39,7 +47,9 @@ MAX_FRAME = 64 * 1024 * 1024  # a bigger Content-Length is refused, never alloca
 MAX_HEADER = 8 * 1024  # a header block longer than this is garbage
 READ_SIZE = 64 * 1024
 AUTH_SECONDS = 10.0  # a TCP connection must initialize with its token within this
-AUTH_FRAME = 1024 * 1024  # and in a frame no bigger than this
+AUTH_FRAME = 64 * 1024  # and in a frame no bigger than this (an initialize is ~1 KB)
+MAX_PENDING = 8  # connections waiting to authenticate; one more closes the oldest
+MAX_TOKEN_FILE = 4096
 TOKEN_ENV = "TEAMINBOX_TOKEN"
 
 _MARK = b"Content-Length:"
@@ -241,12 +251,65 @@ def _inside(path: str, folder: str) -> bool:
 def given_token(token_file: str | None) -> str | None:
     """The token from --token-file, else TEAMINBOX_TOKEN; None: make one."""
     if token_file:
-        with open(token_file, encoding="utf-8") as f:
-            token = f.read().strip()
-        if not token:
-            raise TeamInboxError(f"{token_file} holds no token")
-        return token
+        return read_token_file(token_file)
     return os.environ.get(TOKEN_ENV, "").strip() or None
+
+
+def read_token_file(path: str) -> str:
+    """The token in `path`, which must be a regular file only its owner (you) may read or
+    write: like ssh's "UNPROTECTED PRIVATE KEY FILE", anything else is refused."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the start
+    try:
+        st = os.fstat(fd)  # the file opened, not whatever the path names a moment later
+        if not stat.S_ISREG(st.st_mode):
+            raise TeamInboxError(f"--token-file {path} is not a regular file", path=path)
+        if os.name == "posix":
+            mode = stat.S_IMODE(st.st_mode)
+            if mode & 0o077:
+                raise TeamInboxError(
+                    f"UNPROTECTED TOKEN FILE: permissions {mode:04o} for {path} are too open"
+                    f" (others may read or change it): the token is refused; chmod 600 {path}",
+                    path=path,
+                )
+            if st.st_uid != os.getuid():
+                raise TeamInboxError(
+                    f"UNPROTECTED TOKEN FILE: {path} belongs to uid {st.st_uid}, not to you"
+                    f" (uid {os.getuid()}): the token is refused",
+                    path=path,
+                )
+        data = os.read(fd, MAX_TOKEN_FILE + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_TOKEN_FILE:
+        raise TeamInboxError(f"--token-file {path} is over {MAX_TOKEN_FILE} bytes", path=path)
+    token = data.decode("utf-8", "replace").strip()
+    if not token:
+        raise TeamInboxError(f"{path} holds no token", path=path)
+    return token
+
+
+def loopback_problem(host: str, port: int) -> str | None:
+    """Why `host` is not only this machine's loopback (None: it is). A name counts as
+    loopback when every address it resolves to is; ValueError if it resolves to none."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as err:
+        reason = getattr(err, "strerror", None) or err
+        raise ValueError(f"--tcp {host}:{port}: {host} does not resolve: {reason}") from None
+    addresses = sorted({str(info[4][0]) for info in infos})
+    for address in addresses:
+        named = host if address == host else f"{host} ({address})"
+        try:
+            ip = ipaddress.ip_address(address.partition("%")[0])
+        except ValueError:
+            return f"{named} is not a loopback address"
+        if ip.is_unspecified:
+            return f"{named} is every address of this machine"
+        if not ip.is_loopback:
+            return f"{named} is not a loopback address"
+    if not addresses:
+        raise ValueError(f"--tcp {host}:{port}: {host} resolves to no address")
+    return None
 
 
 def write_token(token: str, port: int) -> str:
@@ -303,6 +366,8 @@ class TcpServer:
         self.session: asyncio.StreamWriter | None = None
         self.listener: asyncio.Server | None = None
         self.done = asyncio.Event()
+        self.pending: dict[asyncio.StreamWriter, None] = {}  # not authenticated yet, oldest first
+        self.exit_code = 0
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
@@ -310,8 +375,18 @@ class TcpServer:
             if self.session is not None:
                 await self.refuse(writer, None, "another client is connected: one at a time")
                 return
-            framer = Framer(limit=AUTH_FRAME)  # a stranger gets no 64 MiB of our memory
+            self._make_room()
+            self.pending[writer] = None
+            bad: list[str] = []
             authed = False
+
+            def report(msg: str) -> None:
+                if authed:
+                    log.error("%s", msg)
+                else:
+                    bad.append(msg)
+
+            framer = Framer(limit=AUTH_FRAME, report=report)  # a stranger gets no 64 MiB
             loop = asyncio.get_running_loop()
             deadline = loop.time() + AUTH_SECONDS
             while True:
@@ -321,23 +396,48 @@ class TcpServer:
                 except asyncio.TimeoutError:
                     await self.refuse(writer, None, "no initialize with a token in time")
                     return
-                if not data:
+                if not data or not (authed or writer in self.pending):  # or closed as oldest
                     return
                 for body in framer.feed(data):
                     if authed:
                         dispatch(self.server, framer, body)
+                    elif bad:
+                        break
                     elif not await self.authenticate(writer, body):
                         return
                     else:
                         authed, framer.limit = True, MAX_FRAME
+                        self.pending.pop(writer, None)
+                if bad and not authed:  # before the token, a bad frame ends the connection
+                    why = bad[0].partition(": skipped")[0]
+                    await self.refuse(writer, None, f"{why}, before initialize with the token")
+                    return
         except ConnectionError:
             return
+        except SystemExit as done:  # `exit`: from here asyncio would log it as a crash
+            self.exit_code = done.code if isinstance(done.code, int) else 0
+            self.done.set()
         finally:
+            self.pending.pop(writer, None)
             if self.session is writer:  # the session is over: so is the server
                 log.info("the TCP client %s left: stopping", peer)
                 self.done.set()
             elif not writer.is_closing():
                 writer.close()
+
+    def _make_room(self) -> None:
+        """At MAX_PENDING connections waiting for their token, close the oldest: a flood
+        of half-sent frames holds little memory, and a real client still gets in."""
+        while len(self.pending) >= MAX_PENDING:
+            writer = next(iter(self.pending))
+            del self.pending[writer]
+            why = f"{MAX_PENDING} connections wait to authenticate: the oldest is closed"
+            log.error("refused a TCP client %s: %s", writer.get_extra_info("peername"), why)
+            if not writer.is_closing():
+                writer.write(error_frame(None, f"teaminbox: {why}", data={"code": "unauthorized"}))
+            # Its reader then sees the end of the stream. Not task.cancel(): 3.11's wait_for
+            # swallows a cancel that meets a completed read.
+            writer.close()
 
     async def authenticate(self, writer: asyncio.StreamWriter, body: bytes) -> bool:
         """The first message: `initialize` with the token. Handled (True) or refused."""
@@ -384,6 +484,7 @@ class TcpServer:
         code: int = -32001,
         data: Any = None,
     ) -> None:
+        self.pending.pop(writer, None)  # being closed: no longer waits for its token
         log.error("refused a TCP client %s: %s", writer.get_extra_info("peername"), why)
         writer.write(
             error_frame(msg_id, f"teaminbox: {why}", code, data or {"code": "unauthorized"})
@@ -425,6 +526,7 @@ def start_tcp(server: TeamInboxServer, host: str, port: int, token_file: str | N
     code = 0
     try:
         asyncio.run(tcp.run(host, port, announce))
+        code = tcp.exit_code
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else 0
     except KeyboardInterrupt:
