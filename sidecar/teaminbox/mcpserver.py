@@ -17,6 +17,7 @@ import asyncio
 import datetime as dt
 import logging
 import os
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
@@ -30,6 +31,7 @@ from pygls.exceptions import JsonRpcException
 from . import __version__
 from .discovery import Settings
 from .errors import InvalidParams, TeamInboxError
+from .history import default_path
 from .model import Message, converter
 from .protocol import MAX_LIMIT, InitializationOptions
 from .render import describe_message
@@ -78,7 +80,12 @@ class Backend:
         if self._ready is None:
             self.start()
         assert self._ready is not None
-        return await asyncio.shield(self._ready)
+        try:
+            return await asyncio.shield(self._ready)
+        except (OSError, sqlite3.Error) as err:  # every call says so; the server goes on
+            path = self.server.options.history_path or default_path()
+            reason = err.strerror or str(err) if isinstance(err, OSError) else str(err)
+            raise Failure(f"cannot open the history database {path}: {reason}") from err
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         """A request as the JSON-RPC server answers it (camelCase dicts)."""
