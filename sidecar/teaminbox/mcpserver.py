@@ -396,7 +396,8 @@ class Tools:
             method = "teamInbox/messages"
             params: dict[str, Any] = {"team": t["id"], "inbox": inbox}
             params["includeArchived"] = include_archived
-        else:
+        else:  # every inbox as the files say now (one inbox's page refreshes it itself)
+            await self.b.server.rescan()
             method, params = "teamInbox/conversation", {"team": t["id"]}
         picked: list[dict[str, Any]] = []
         more = False
