@@ -215,6 +215,20 @@ async def in_process(
     return out
 
 
+IMPORTS = ("teaminbox.server", "mcp.server.mcpserver", "teaminbox.mcpserver")
+
+
+def import_cpu(module: str, n: int = 5) -> float:
+    """CPU ms to import `module` in a fresh interpreter, the median of n (CPU time: less
+    loud than the wall clock on a shared machine)."""
+    code = f"import time; t = time.process_time(); import {module}; print(time.process_time() - t)"
+    runs = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout)
+        for _ in range(n)
+    ]
+    return statistics.median(runs) * 1000
+
+
 def site_mb(venv: Path) -> float:
     [site] = list((venv / "lib").glob("python3*/site-packages"))
     total = 0
@@ -274,6 +288,7 @@ def render(
     empty: dict[str, Any],
     heavy: dict[str, Any],
     size: dict[str, Any] | None,
+    imports: dict[str, float],
     n_msgs: int,
     n_teams: int,
     cmd: str,
@@ -305,6 +320,13 @@ def render(
         f" | {ms(med(empty['mcp_start'], 'first'))} | {ms(med(heavy['mcp_start'], 'first'))} |",
         f"| `teaminbox serve` (JSON-RPC): spawn -> first `teamInbox/teams` (n={len(empty['rpc_start'])})"
         f" | {ms(statistics.median(empty['rpc_start']))} | {ms(statistics.median(heavy['rpc_start']))} |",
+        "",
+        "Most of a start is importing. CPU ms to import in a fresh interpreter (median of 5):"
+        f" `teaminbox.server` (what `serve` imports) {ms(imports['teaminbox.server'])};"
+        f" `mcp.server.mcpserver` (the SDK alone: its `mcp_types` builds pydantic models of"
+        f" two protocol versions) {ms(imports['mcp.server.mcpserver'])};"
+        f" `teaminbox.mcpserver` (both) {ms(imports['teaminbox.mcpserver'])}. `teaminbox`'s"
+        " other commands never import the SDK (tests/e2e/test_mcp.py checks).",
         "",
         f"**`search_messages` round trip on the heavy history** ({heavy['queries']} queries x"
         f" {len(heavy['mcp_search']) // heavy['queries']} passes, limit {LIMIT}; ms):",
@@ -389,7 +411,9 @@ async def main() -> None:
         print("heavy start", [round(r["first"]) for r in heavy["mcp_start"]], flush=True)
         print(summary("mcp search", heavy["mcp_search"]), flush=True)
         print(summary("rpc search", heavy["rpc_search"]), flush=True)
-        text = render(empty, heavy, size, n_msgs, n_teams, cmd, (load0, loadavg()))
+        imports = {m: import_cpu(m) for m in IMPORTS}
+        print("import CPU ms", {m: round(v) for m, v in imports.items()}, flush=True)
+        text = render(empty, heavy, size, imports, n_msgs, n_teams, cmd, (load0, loadavg()))
         print(text)
         if not args.no_write:
             write_section(text, SECTION)

@@ -181,6 +181,31 @@ def task_out(task: dict[str, Any]) -> dict[str, Any]:
     return _lean({k: task.get(k) for k in keep} | {"archived": task.get("archived")})
 
 
+def team_head(t: dict[str, Any]) -> dict[str, Any]:
+    """What every answer about a team says first (before `_lean`)."""
+    return {
+        "id": t["id"],
+        "name": t["name"],
+        "label": t.get("label"),
+        "format": t["format"],
+        "live": not t.get("ended"),
+        "leadAlive": t.get("leadAlive"),
+        "orphan": t.get("orphan"),
+        "you": t.get("identity"),
+    }
+
+
+def member_head(m: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": m["name"],
+        "inbox": m["inbox"] if m["inbox"] != m["name"] else None,
+        "lead": m.get("lead"),
+        "you": m.get("owned"),
+        "left": m.get("left"),
+        "phantom": m.get("phantom"),
+    }
+
+
 def _member_state(m: dict[str, Any]) -> dict[str, Any]:
     state = m.get("state") or {}
     return {"state": state.get("kind"), "reason": state.get("detail"), "since": state.get("since")}
@@ -274,34 +299,17 @@ class Tools:
         members = [
             _lean(
                 {
-                    "name": m["name"],
-                    "inbox": m["inbox"] if m["inbox"] != m["name"] else None,
-                    "lead": m.get("lead"),
-                    "you": m.get("owned"),
-                    **{k: v for k, v in _member_state(m).items() if k != "since"},
+                    **member_head(m),
+                    "state": _member_state(m)["state"],
+                    "reason": _member_state(m)["reason"],
                     "unread": m.get("unread") or None,
-                    "left": m.get("left"),
-                    "phantom": m.get("phantom"),
                     "error": (m.get("error") or {}).get("message"),
                 }
             )
             for m in t["members"]
         ]
-        return _lean(
-            {
-                "id": t["id"],
-                "name": t["name"],
-                "label": t.get("label"),
-                "format": t["format"],
-                "live": not t.get("ended"),
-                "leadAlive": t.get("leadAlive"),
-                "orphan": t.get("orphan"),
-                "you": t.get("identity"),
-                "error": (t.get("error") or {}).get("message"),
-                "members": members,
-            },
-            keep=("live",),
-        )
+        head = team_head(t) | {"error": (t.get("error") or {}).get("message")}
+        return _lean(head | {"members": members}, keep=("live",))
 
     async def team_status(self, team: str) -> dict[str, Any]:
         await self.b.tracker()
@@ -329,10 +337,7 @@ class Tools:
             members.append(
                 _lean(
                     {
-                        "name": m["name"],
-                        "inbox": m["inbox"] if m["inbox"] != m["name"] else None,
-                        "lead": m.get("lead"),
-                        "you": m.get("owned"),
+                        **member_head(m),
                         "agentType": m.get("agentType"),
                         "model": m.get("model"),
                         "state": state["state"],
@@ -356,23 +361,14 @@ class Tools:
                         )
                         if last
                         else None,
-                        "left": m.get("left"),
-                        "phantom": m.get("phantom"),
                     }
                 )
             )
         return _lean(
-            {
-                "team": tid,
-                "name": t["name"],
-                "label": t.get("label"),
-                "format": t["format"],
-                "live": not t.get("ended"),
-                "leadAlive": t.get("leadAlive"),
-                "orphan": t.get("orphan"),
+            team_head(t)
+            | {
                 "branch": t.get("branch"),
                 "tokens": t.get("tokens"),
-                "you": t.get("identity"),
                 "members": members,
                 "waitingOnYou": [item_out(i) for i in items if i["team"] == tid],
             },

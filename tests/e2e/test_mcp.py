@@ -325,7 +325,7 @@ async def test_needs_attention_and_team_status(teams: Teams) -> None:
         assert (await call(s, "get_tasks", team="beta"))["tasks"] == []
 
         st = await call(s, "team_status", team="alpha")
-        assert st["team"] == "claude:alpha" and st["live"] is True
+        assert st["id"] == "claude:alpha" and st["live"] is True
         members = {m["name"]: m for m in st["members"]}
         assert members["researcher"]["state"] == "waiting"  # on its plan's approval
         assert "plan" in members["researcher"]["reason"]
