@@ -542,6 +542,29 @@ def _add_more(sub: Any) -> None:
     sp.add_argument("--json", action="store_true", help=JSON_HELP)
     sp.set_defaults(func=cmd_tasks)
 
+    about = (
+        "run an MCP server over stdio: tools for an agent to list teams, read, search and"
+        " send (`claude mcp add teaminbox -- teaminbox mcp`). Needs the MCP SDK:"
+        " pip install 'teaminbox[mcp]'"
+    )
+    sp = sub.add_parser(
+        "mcp", help="run an MCP server over stdio (tools for agents)", description=about
+    )
+    sp.add_argument(
+        "--read-only",
+        action="store_true",
+        help="leave out the tools that send (send_message, broadcast)",
+    )
+    sp.add_argument("--history", metavar="PATH", help=HISTORY_HELP)
+    sp.add_argument(  # here too, where `claude mcp add ... -- teaminbox mcp` puts options
+        "--identity",
+        action="append",
+        metavar="[FORMAT=]NAME",
+        default=argparse.SUPPRESS,
+        help="who sends (default: user for Claude and filebus, the lead for PseudoClaude)",
+    )
+    sp.set_defaults(func=cmd_mcp)
+
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path
@@ -593,6 +616,19 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
                 err=True,
             )
     code: int = serve(args.tcp, args.token_file)
+    return code
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    try:  # here, not at the top: the SDK is an optional extra, and slow to import
+        from . import mcpserver
+    except ModuleNotFoundError as err:
+        if (err.name or "").partition(".")[0] not in ("mcp", "pydantic", "anyio"):
+            raise
+        raise TeamInboxError(
+            f"teaminbox mcp needs the MCP SDK ({err.name} is missing): pip install 'teaminbox[mcp]'"
+        ) from None
+    code: int = mcpserver.run(settings, args.history, read_only=args.read_only)
     return code
 
 
