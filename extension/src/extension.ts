@@ -86,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
   log.info(`workspace trusted: ${vscode.workspace.isTrusted}`);
-  announceIgnored(log);
+  void announceIgnored(log).catch(e => log.warn(`Restricted Mode notice: ${e}`));
   context.subscriptions.push(
     log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
@@ -109,8 +109,8 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
  * Restricted Mode: tells the person once which of the workspace's settings are not used, and why.
  * Only the setting names are shown, never the values the repository wrote.
  */
-function announceIgnored(log: vscode.LogOutputChannel): void {
-  const ignored = ignoredWorkspaceSettings();
+async function announceIgnored(log: vscode.LogOutputChannel): Promise<void> {
+  const ignored = await ignoredWorkspaceSettings();
   if (!ignored.length) return;
   const names = ignored.join(', ');
   log.warn(`Restricted Mode: ignoring this workspace's ${names}; using your user settings`);

@@ -1,18 +1,13 @@
 // Reads the teamInbox.* settings.
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { DEFAULT_SETTINGS, RESTART_KEYS, Settings } from './initOptions';
 import type { NotifyLevel } from './notifyPolicy';
+import { RESTRICTED_KEYS, restrictedKeysSet } from './restricted';
 
 export const SECTION = 'teamInbox';
 
-/**
- * Settings that name a program to run (python), a file or folders written to (historyPath, roots),
- * whose inbox files get written as read and who the person sends as (the identities), or how long
- * the person's own history is kept (historyDays). In Restricted Mode a workspace's values of these
- * are ignored: only the person's user settings count. package.json lists the same keys as the
- * workspace trust capability's restrictedConfigurations.
- */
-export const RESTRICTED_KEYS = ['python', 'roots', 'historyPath', 'historyDays', 'identity', 'pseudoClaudeIdentity', 'pseudoclaudeIdentity'] as const;
 const RESTRICTED: ReadonlySet<string> = new Set(RESTRICTED_KEYS);
 
 /** A setting's value; in an untrusted workspace a restricted one's user value, else its default. */
@@ -23,16 +18,27 @@ function read<T>(c: vscode.WorkspaceConfiguration, key: string, fallback: T): T 
 }
 
 /**
- * The restricted settings this workspace sets (workspace or folder level) that are not applied
- * while it is untrusted, as `teamInbox.<key>`; empty when trusted.
+ * The restricted settings (`teamInbox.<key>`) this workspace sets and that are not applied while it
+ * is untrusted: from its settings files (VS Code hides those values from inspect() in Restricted
+ * Mode) and from inspect() (a value VS Code did not hide). Empty when trusted.
  */
-export function ignoredWorkspaceSettings(): string[] {
+export async function ignoredWorkspaceSettings(): Promise<string[]> {
   if (vscode.workspace.isTrusted) return [];
+  const found = new Set<string>();
   const c = vscode.workspace.getConfiguration(SECTION);
-  return RESTRICTED_KEYS.filter(k => {
+  for (const k of RESTRICTED_KEYS) {
     const i = c.inspect(k);
-    return i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined;
-  }).map(k => `${SECTION}.${k}`);
+    if (i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined) found.add(`${SECTION}.${k}`);
+  }
+  const files: Array<[string, boolean]> = workspaceFolderPaths().map(f => [path.join(f, '.vscode', 'settings.json'), false]);
+  const ws = vscode.workspace.workspaceFile;
+  if (ws?.scheme === 'file') files.push([ws.fsPath, true]);
+  for (const [file, isWorkspaceFile] of files) {
+    let text: string;
+    try { text = await fs.promises.readFile(file, 'utf8'); } catch { continue; } // most folders have none
+    for (const k of restrictedKeysSet(text, SECTION, isWorkspaceFile)) found.add(k);
+  }
+  return RESTRICTED_KEYS.map(k => `${SECTION}.${k}`).filter(k => found.has(k));
 }
 
 export function getSettings(): Settings {

@@ -10,6 +10,7 @@ const MarkdownIt: new (o: object) => Md = require('markdown-it');
 import { codeBlock, codeSpan, plain } from '../src/plainText';
 import { burstText, describeSendResults, renderMessageMarkdown } from '../src/render';
 import { osNotifyCommand } from '../src/osNotify';
+import { RESTRICTED_KEYS, restrictedKeysSet, stripJsonc } from '../src/restricted';
 import { msg, sent } from './fixtures';
 
 // VS Code's own pattern for links in notifications and quick-input prompts (vs/base/common/linkedText.ts,
@@ -87,13 +88,28 @@ test('OS notification on Linux: the body is markup to the notification server, s
   assert.match(body, /&lt;img src=x onerror=alert\(1\)&gt; &lt;a href="https:\/\/x"&gt;y&lt;\/a&gt; &amp; more/);
 });
 
-test('package.json restricts the settings settings.ts ignores in Restricted Mode', () => {
+test('package.json restricts the settings that are ignored in Restricted Mode', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
   const cap = pkg.capabilities.untrustedWorkspaces;
   assert.equal(cap.supported, 'limited');
-  const src = fs.readFileSync(path.join(__dirname, '..', 'extension', 'src', 'settings.ts'), 'utf8');
-  const keys = /RESTRICTED_KEYS = \[([^\]]*)\]/.exec(src)![1].match(/'([^']+)'/g)!.map(k => `teamInbox.${k.slice(1, -1)}`);
+  const keys = RESTRICTED_KEYS.map(k => `teamInbox.${k}`);
   assert.deepEqual([...cap.restrictedConfigurations].sort(), keys.sort());
   for (const k of ['teamInbox.python', 'teamInbox.historyPath', 'teamInbox.roots']) assert.ok(keys.includes(k), k);
   for (const k of keys) assert.ok(pkg.contributes.configuration.properties[k], `${k} is a setting`);
+});
+
+test('restrictedKeysSet: what a settings file sets, JSONC and nested spellings too', () => {
+  const text = `{
+    // the repository's own python
+    "teamInbox.python": "./tools/python", /* and a file of its own */
+    "teamInbox.historyPath": "notes/precious.txt",
+    "editor.fontSize": 14,
+    "x": "// not a comment, \\"teamInbox.roots\\": no",
+    "teamInbox": { "roots": ["./extra",], },
+  }`;
+  assert.deepEqual(restrictedKeysSet(text, 'teamInbox'), ['teamInbox.python', 'teamInbox.roots', 'teamInbox.historyPath']);
+  assert.deepEqual(restrictedKeysSet('{"teamInbox.notifications": "all"}', 'teamInbox'), []);
+  assert.deepEqual(restrictedKeysSet('{"folders": [], "settings": {"teamInbox.identity": "team-lead"}}', 'teamInbox', true), ['teamInbox.identity']);
+  assert.deepEqual(restrictedKeysSet('{"teamInbox.python": "x", oops', 'teamInbox'), ['teamInbox.python'], 'unreadable: by name');
+  assert.equal(JSON.parse(stripJsonc('{"a": "/* x */ // y", /* c */ "b": [1,2,],}')).a, '/* x */ // y');
 });
