@@ -91,7 +91,9 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
     ...messages.register(), ...teams.register(), ...maintenance.register(),
-    vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e)) restart('Settings changed'); }),
+    // only when what the sidecar runs with changes: a Restricted Mode workspace editing an ignored
+    // setting changes nothing
+    vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e) && JSON.stringify(sidecarConfig()) !== started) restart('Settings changed'); }),
     // each workspace folder is a root (its .team/): the sidecar takes roots at initialize only
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
     // trusted now: the workspace's own settings apply (when they change what the sidecar runs with)
