@@ -142,7 +142,8 @@ test('Restricted Mode ignores the repository\'s program, file and folder; agent 
     check(!options.roots.some(r => r.startsWith(EXTRA)), `no root from the workspace: ${JSON.stringify(options.roots)}`);
 
     // the person's teams on the default roots show; the repository's root does not
-    await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
+    // the item, not its label: the unread badge on top of the label takes the click
+    await page.locator('.activitybar .action-item:has([aria-label^="Team Inbox"])').first().click({ timeout: 30000 });
     const view = page.locator('[id="workbench.view.extension.teamInbox"]');
     await poll('the teams on the default roots', async () => {
       const t = await texts(view);
