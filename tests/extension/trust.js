@@ -16,7 +16,7 @@ const os = require('os');
 const path = require('path');
 const { appendClaude, readInbox } = require('./inboxWrite');
 const { claudeTeam, iso } = require('./fixtures');
-const { BASE, HOME_DIR, WS, ARTIFACTS, useChromium, poll, shot, quickInput, pickRow, palette } = require('./workbench');
+const { BASE, HOME_DIR, WS, EXT, ARTIFACTS, useChromium, poll, shot, quickInput, pickRow, palette } = require('./workbench');
 
 const browser = useChromium();
 const PY = process.env.TI_PY; // the user's python (user settings); the sidecar runs on it in Restricted Mode
@@ -125,6 +125,33 @@ const anatomy = loc => loc.evaluate(el => ({
   icons: [...el.querySelectorAll('.codicon')].map(i => [...i.classList].join(' ')),
   text: el.textContent,
 }));
+
+// what the extension host sees: in a window of its own, before the UI test trusts the folder
+test('extension host in Restricted Mode (trustSuite.js)', { timeout: 120000 }, async t => {
+  writeWorkspace();
+  const page = await browser().newPage();
+  const host = new URL(BASE).host;
+  const payload = JSON.stringify([
+    ['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`],
+    ['extensionTestsPath', `vscode-remote://${host}${path.join(__dirname, 'trustSuite.js')}`],
+  ]);
+  const logs = [];
+  const exit = new Promise(res => {
+    page.exposeFunction('codeAutomationLog', (type, args) => logs.push((args || []).join(' ')));
+    page.exposeFunction('codeAutomationExit', code => res(code));
+  });
+  await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}&payload=${encodeURIComponent(payload)}`);
+  let timer;
+  const code = await Promise.race([exit, new Promise(r => { timer = setTimeout(() => r('timeout'), 100000); })]);
+  clearTimeout(timer);
+  await page.close();
+  fs.writeFileSync(path.join(ARTIFACTS, 'trust-exthost.log'), logs.join('\n'));
+  for (const l of logs) {
+    const m = /^(not )?ok - (.+?)(?: :: ([\s\S]*))?$/.exec(l);
+    if (m) await t.test(m[2].trim(), () => { if (m[1]) throw new Error(m[3] || 'failed'); });
+  }
+  assert.equal(code, 0, 'extension tests exit code; logs:\n' + logs.join('\n'));
+});
 
 test('Restricted Mode ignores the repository\'s program, file and folder; agent text stays text; trusting applies the settings', { timeout: 300000 }, async () => {
   assert.ok(PY && fs.existsSync(PY), `TI_PY: ${PY}`);
