@@ -175,7 +175,7 @@ test('openMessage shows the preview and marks the message read', async () => {
   assert.ok(r && r.uri.startsWith('teaminbox-msg:'), JSON.stringify(r));
   assert.strictEqual(r.marked, 1);
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
-  assert.match(doc.getText(), /^# Open me/);
+  assert.match(doc.getText(), /^# `Open me`/); // what an agent wrote is code in the preview
   assert.ok(doc.getText().includes('open me please'));
   assert.strictEqual(readInbox(c.inbox('user'))[0].read, true);
 });

@@ -6,6 +6,7 @@ import { teamUnread } from '../messageCache';
 import { CompactArg, compactTarget } from './args';
 import { CommandGroup } from './common';
 import { pickTeam } from './pickers';
+import { plain } from '../plainText';
 import { AttentionNode, TeamNode } from '../treeNodes';
 import type { TaskTreeNode } from '../tasksView';
 import type { Task } from '../protocol';
@@ -38,7 +39,7 @@ export class TeamCommands extends CommandGroup {
     if (!team) return undefined;
     const r = await this.s.sidecar.request(Methods.compact, { team, ...(target.inbox ? { inbox: target.inbox } : {}) });
     if (!target.quiet) {
-      void vscode.window.showInformationMessage(`Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${r.team}; ${r.kept} left in the file.`);
+      void vscode.window.showInformationMessage(`Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${plain(r.team)}; ${r.kept} left in the file.`);
     }
     return r;
   });
@@ -62,7 +63,7 @@ export class TeamCommands extends CommandGroup {
     } else if (arg) ({ team, id, status } = arg);
     if (!team || !id) return undefined;
     if (!status) {
-      const pick = await vscode.window.showQuickPick(STATUSES.filter(s => s.status !== task?.status), { title: `Status of #${id}${task ? ` ${task.subject}` : ''}` });
+      const pick = await vscode.window.showQuickPick(STATUSES.filter(s => s.status !== task?.status), { title: plain(`Status of #${id}${task ? ` ${task.subject}` : ''}`) });
       status = pick?.status;
     }
     if (!status) return undefined;
@@ -75,13 +76,13 @@ export class TeamCommands extends CommandGroup {
       if (!item) return undefined;
       let feedback = arg instanceof AttentionNode ? undefined : (arg as { feedback?: string } | undefined)?.feedback;
       if (!approved && feedback === undefined) {
-        feedback = await vscode.window.showInputBox({ title: `Reject ${item.member ?? 'the'}'s plan`, prompt: 'What should change (sent with the rejection)' });
+        feedback = await vscode.window.showInputBox({ title: `Reject ${plain(item.member ?? 'the')}'s plan`, prompt: 'What should change (sent with the rejection)' });
         if (feedback === undefined) return undefined;
       }
       const r = await this.s.sidecar.request(Methods.answerPlan, {
         team: item.team, approved, requestId: item.requestId ?? null, member: item.member ?? null, ...(feedback ? { feedback } : {}),
       });
-      void vscode.window.showInformationMessage(`Team Inbox: ${r.text}${r.note ? ` (${r.note})` : ''}`);
+      void vscode.window.showInformationMessage(plain(`Team Inbox: ${r.text}${r.note ? ` (${r.note})` : ''}`));
       return r;
     });
   }
