@@ -11,8 +11,8 @@ import { AttentionNode, TeamNode } from '../treeNodes';
 import type { TaskTreeNode } from '../tasksView';
 import type { Task } from '../protocol';
 
-/** Forget: a team node or {team}. */
-export type ForgetArg = TeamNode | { team: string } | undefined;
+/** Forget: a team node or {team} (asks first, saying what goes), or {team, confirmed: true}. */
+export type ForgetArg = TeamNode | { team: string; confirmed?: boolean } | undefined;
 /** Set a task's status: a task node (asks for the status) or {team, id, status}. */
 export type TaskStatusArg = TaskTreeNode | { team: string; id: string; status?: string } | undefined;
 /** Answer a plan: an attention node, or {team, requestId?, member?, feedback?}. */
@@ -44,11 +44,28 @@ export class TeamCommands extends CommandGroup {
     return r;
   });
 
-  /** Drops an ended team and its archived messages from the history. */
+  /** Drops an ended team and its archived messages from the history, once the person has seen
+   * how much goes. The sidecar refuses a team whose folder is still there, and a count that
+   * changed since the person said yes. */
   readonly forgetTeam = this.guard('forgetTeam', async (arg?: ForgetArg) => {
     const team = arg instanceof TeamNode ? arg.teamId : arg?.team ?? (await pickTeam(this.s.cache, 'forget'))?.id;
     if (!team) return undefined;
-    const r = await this.s.sidecar.request(Methods.forgetTeam, { team });
+    const count = await this.s.sidecar.request(Methods.forgetTeam, { team, dryRun: true });
+    if (arg instanceof TeamNode || !arg?.confirmed) {
+      const n = count.messages, inboxes = count.inboxes;
+      const t = this.s.cache.team(team);
+      const name = t?.label ?? t?.name ?? team;
+      const yes = await vscode.window.showWarningMessage(
+        plain(`Forget ${name}?`),
+        {
+          modal: true,
+          detail: `This removes ${n} archived message${n === 1 ? '' : 's'} from ${inboxes} inbox${inboxes === 1 ? '' : 'es'} from Team Inbox's history, for good.`,
+        },
+        'Forget',
+      );
+      if (yes !== 'Forget') return undefined;
+    }
+    const r = await this.s.sidecar.request(Methods.forgetTeam, { team, expect: count.messages });
     this.s.cache.dropTeam(team);
     await this.s.cache.reloadTeams(true);
     return r;
