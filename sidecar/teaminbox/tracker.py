@@ -161,8 +161,11 @@ class Tracker:
             self.boards.sync(self.teams, start=False)
             changes: list[Change] = []
         else:
-            self._scan_key = key
             changes = self._relist()
+            # the stats of what was just read, new teams' included (keyed before, the next
+            # scan re-listed every team once more); a change since the read is too young
+            # for a key (RACY_NS): read again then
+            self._scan_key = self._inputs_key()
         for state in list(self.inboxes.values()):
             change = self.refresh(state)
             if change:

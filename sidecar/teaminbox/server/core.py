@@ -47,13 +47,17 @@ from .encoder import TeamInboxProtocol
 
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")
-# File events are hints; two clocks stand in for what they miss. Each tick (cheap, no
-# inbox is stat'ed): failed reads retried, a torn config's grace, leads that died, a root
-# or task folder that appeared; and the publishers run (states move on with time). A full
-# scan (every team's and inbox's stat: 2,000 teams, ~60 ms) only every RESCAN_SECONDS, for
-# events lost without a word; inotify's own overflow asks for one at once (watch.py).
+# File events are hints; two clocks stand in for what they miss. Each tick (no inbox is
+# stat'ed): failed reads retried, a torn config's grace, leads that died, a root or task
+# folder that appeared; and the publishers run (states move on with time: with 2,000 teams
+# that is ~0.2 s of work, so a server left alone QUIET_SECONDS ticks every
+# QUIET_TICK_SECONDS until the next event, change or request). A full scan (every team's
+# and inbox's stat) only every RESCAN_SECONDS, for events lost without a word; inotify's
+# own overflow asks for one at once (watch.py).
 TICK_SECONDS = 2.0
-RESCAN_SECONDS = 30.0
+QUIET_SECONDS = 30.0
+QUIET_TICK_SECONDS = 15.0
+RESCAN_SECONDS = 60.0
 PRUNE_SECONDS = 3600.0  # the history forgets old archived messages hourly (and at start)
 # A first look at a bigger inbox is parsed on a pool thread, each chunk archived as its own
 # state-thread step: other teams' requests go between the chunks (`_load_big`).
@@ -138,6 +142,8 @@ class TeamInboxServer(LanguageServer):
         self.publishers: list[Publisher] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._big = asyncio.Lock()  # one big first load at a time (memory)
+        self._stirred = time.monotonic()  # the last event, change or request (the ticks)
+        self._wake: asyncio.Event | None = None
         self.closing = False
         self.feature(types.INITIALIZE)(_initialize)
         self.feature(types.INITIALIZED)(_initialized)
@@ -153,6 +159,7 @@ class TeamInboxServer(LanguageServer):
 
         def register(fn: Callable[[TeamInboxServer, Any], Awaitable[Any]]) -> Any:
             async def run(ls: TeamInboxServer, raw: Any) -> Any:
+                ls.stir()
                 try:
                     params = structure(raw, spec.params)
                     await ls.ensure_ready()
@@ -241,7 +248,14 @@ class TeamInboxServer(LanguageServer):
 
     # --- watching -----------------------------------------------------------------------
 
+    def stir(self) -> None:
+        """Something happened (the event loop only): tick at the busy pace again."""
+        self._stirred = time.monotonic()
+        if self._wake is not None:
+            self._wake.set()
+
     async def _flush(self, paths: set[str], full: bool) -> None:
+        self.stir()
         if full:
             await self.rescan(background=True)
             return
@@ -260,12 +274,15 @@ class TeamInboxServer(LanguageServer):
 
         def run() -> list[InboxState]:
             teams_changed, changes = step(tracker)
+            if teams_changed or changes:
+                loop.call_soon_threadsafe(self.stir)
             for publish in self.publishers:
                 # each publisher's news leaves at once (didChange first): the next one's work
                 # (attention, member states) is no reason for a row to wait
                 out = publish(teams_changed, changes)
                 if out:
                     loop.call_soon_threadsafe(self._send, out)
+                    loop.call_soon_threadsafe(self.stir)
             big, tracker.deferred = tracker.deferred, []
             return big
 
@@ -323,8 +340,17 @@ class TeamInboxServer(LanguageServer):
 
     async def _periodic(self) -> None:
         pruned = scanned = time.monotonic()
+        self._wake = wake = asyncio.Event()
         while True:
-            await asyncio.sleep(TICK_SECONDS)
+            wake.clear()
+            if time.monotonic() - self._stirred < QUIET_SECONDS:
+                await asyncio.sleep(TICK_SECONDS)
+            else:
+                try:
+                    await asyncio.wait_for(wake.wait(), QUIET_TICK_SECONDS)
+                    continue  # stirred: the busy pace from now on
+                except asyncio.TimeoutError:
+                    pass
             try:
                 if time.monotonic() - scanned >= RESCAN_SECONDS or self._unwatched():
                     scanned = time.monotonic()
