@@ -12,7 +12,9 @@ turn, old and new alternating in one run:
    apart: their latency (asked during the flood), how many were answered during it, and
    that every acknowledged message came as exactly one `replied`;
 2. idle: `--idle-teams` teams (3 inboxes each), the server left alone after its start;
-   its CPU from /proc/<pid>/stat (utime + stime, all threads) over `--idle-seconds`.
+   its CPU from /proc/<pid>/stat (utime + stime, all threads) over `--idle-seconds`,
+   from 5 s after its first answer (`busy`: the new build still ticks at its busy pace,
+   2 s, in its first 30 s of quiet) and again from 35 s after it (`idle`).
 
     .venv/bin/python bench/bench_flood.py                   # old = main's merge base
     .venv/bin/python bench/bench_flood.py --old 9170ac7 --pairs 3
@@ -186,17 +188,22 @@ async def idle(base: Path, args: argparse.Namespace) -> dict[str, Any]:
     make_world(root, args.idle_teams)
     s = Session()
     start = await s.start(root, base / "history.db")
+    answered = time.monotonic()
+    out: dict[str, Any] = {"start_s": start / 1000}
     try:
-        await asyncio.sleep(5)  # the start's own work (first looks archived) is over
-        t0, c0 = time.monotonic(), cpu_seconds(s.pid)
-        await asyncio.sleep(args.idle_seconds)
-        t1, c1 = time.monotonic(), cpu_seconds(s.pid)
+        for key, after in (("busy_cpu", 5.0), ("idle_cpu", 35.0)):
+            await asyncio.sleep(max(0.0, answered + after - time.monotonic()))
+            t0, c0 = time.monotonic(), cpu_seconds(s.pid)
+            await asyncio.sleep(
+                min(args.idle_seconds, 25.0) if key == "busy_cpu" else args.idle_seconds
+            )
+            out[key] = 100 * (cpu_seconds(s.pid) - c0) / (time.monotonic() - t0)
         a0 = time.perf_counter()
         await s.call("teamInbox/teams", {})
-        teams_ms = (time.perf_counter() - a0) * 1000
+        out["teams_ms"] = (time.perf_counter() - a0) * 1000
     finally:
         await s.stop()
-    return {"idle_cpu": 100 * (c1 - c0) / (t1 - t0), "start_s": start / 1000, "teams_ms": teams_ms}
+    return out
 
 
 # --- the builds, the run ---------------------------------------------------------------------
@@ -261,7 +268,7 @@ def render(
             o, n = med("old", key), med("new", key)
             lines.append(
                 f"| {key} | {o:.4g} ({runs('old', key)}) | {n:.4g} ({runs('new', key)})"
-                f" | {n / o:.2f}x |"
+                f" | {ratio(n, o)} |"
             )
         lines.append("")
         for label in ("old", "new"):
@@ -278,17 +285,30 @@ def render(
         lines.append("")
     if rows["old"] and "idle_cpu" in rows["old"][0]:
         o, n = med("old", "idle_cpu"), med("new", "idle_cpu")
+        ob, nb = med("old", "busy_cpu"), med("new", "busy_cpu")
         lines += [
-            f"Idle: {args.idle_teams:,} Claude teams (3 inboxes each), the server left alone 5 s"
-            f" after its first answer, then its CPU (utime + stime of all its threads, from"
-            f" /proc/<pid>/stat) over {args.idle_seconds:.0f} s:"
-            f" old {o:.2f} % ({runs('old', 'idle_cpu')}), new {n:.2f} % ({runs('new', 'idle_cpu')})"
-            f" of one core, {n / o:.2f}x. A `teams` answer right after: old"
-            f" {med('old', 'teams_ms'):.0f} ms, new {med('new', 'teams_ms'):.0f} ms; start to the"
-            f" first answer: old {med('old', 'start_s'):.1f} s, new {med('new', 'start_s'):.1f} s.",
+            f"Idle: {args.idle_teams:,} Claude teams (3 inboxes each, one message in each), the"
+            " server left alone after its first answer; its CPU (utime + stime of all its"
+            f" threads, /proc/<pid>/stat) over {args.idle_seconds:.0f} s, % of one core:",
+            "",
+            "| window | old | new | new / old |",
+            "|---|---|---|---|",
+            f"| idle: from 35 s after the first answer | {o:.2f} ({runs('old', 'idle_cpu')})"
+            f" | {n:.2f} ({runs('new', 'idle_cpu')}) | {ratio(n, o)} |",
+            f"| from 5 s after it (the new build's busy pace, its first 30 s) | {ob:.2f}"
+            f" ({runs('old', 'busy_cpu')}) | {nb:.2f} ({runs('new', 'busy_cpu')})"
+            f" | {ratio(nb, ob)} |",
+            "",
+            f"A `teams` answer after that: old {med('old', 'teams_ms'):.0f} ms, new"
+            f" {med('new', 'teams_ms'):.0f} ms; spawn to the first answer: old"
+            f" {med('old', 'start_s'):.1f} s, new {med('new', 'start_s'):.1f} s.",
             "",
         ]
     return "\n".join(lines)
+
+
+def ratio(new: float, old: float) -> str:
+    return f"{new / old:.2f}x" if old else "-"
 
 
 def write_section(text: str) -> None:
