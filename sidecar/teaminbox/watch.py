@@ -1,9 +1,10 @@
 """watchdog glue: events become path hints, coalesced, for the tracker to re-read.
 
 File events are hints only: each names an inbox to re-read unless its
-signature is unchanged. The kernel's queue can overflow silently, so the
-server also rescans on a timer. Each format says which paths are inboxes and
-which are temp files (formats/*.hint), so this module knows no format.
+signature is unchanged. The kernel's queue can overflow: when inotify says so
+the server rescans at once, and it also rescans on a timer for what is lost
+without a word. Each format says which paths are inboxes and which are temp
+files (formats/*.hint), so this module knows no format.
 """
 
 from __future__ import annotations
