@@ -12,6 +12,8 @@ import time
 from bisect import bisect
 from pathlib import Path
 
+import pytest
+
 from support.node import NODE_DIR, node_exe
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,6 +57,7 @@ def make_teams(home: Path) -> list[Path]:
     return own
 
 
+@pytest.mark.slow
 async def test_flood_loses_nothing_replies_once_and_keeps_answering(tmp_path: Path) -> None:
     exe = node_exe()
     own = make_teams(tmp_path)

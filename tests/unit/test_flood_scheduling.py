@@ -5,14 +5,19 @@ queue overflow asks for a full rescan."""
 from __future__ import annotations
 
 import asyncio
+import json
 import struct
 import threading
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support.world import CLAUDE_TEAM, claude_entry, make_teams, write_json
+from teaminbox.history import History
 from teaminbox.server import core
+from teaminbox.tracker import Tracker
 from teaminbox.watch import Debouncer, Hints, RootWatcher
 
 
@@ -98,3 +103,30 @@ def test_inotify_overflow_asks_for_a_full_rescan() -> None:
         watcher.stop()
     list(inotify_c.Inotify._parse_event_buffer(overflow))
     assert forwarded == [("team", "")]  # a stopped watcher is told nothing
+
+
+def test_the_tick_retries_failed_reads_and_leaves_the_rest_to_hints_and_scans(
+    tmp_path: Path,
+) -> None:
+    """The tick reads again only the inboxes whose last read failed; a healthy inbox that
+    changed with no hint waits for the next full scan (the server's safety net)."""
+    teams = make_teams(tmp_path)
+    tracker = Tracker(teams.settings, History(str(tmp_path / "history.db")))
+    tracker.scan()
+    tid = tracker.resolve(CLAUDE_TEAM)
+    broken, healthy = teams.cinbox("researcher"), teams.cinbox("user")
+    broken.unlink()
+    broken.mkdir()  # a folder where the inbox file should be: its read fails
+    tracker.refresh_paths({str(broken)})
+    assert tracker.inboxes[(tid, "researcher")].error is not None
+    broken.rmdir()
+    write_json(broken, [claude_entry("team-lead", "back again", "2026-11-29T10:00:00.000Z")])
+    before = json.loads(healthy.read_bytes())
+    write_json(healthy, [*before, claude_entry("researcher", "no hint", "2026-11-29T10:01:00Z")])
+    _, changes = tracker.tick()
+    assert [(c.inbox, [m.text for m in c.diff.added]) for c in changes] == [
+        ("researcher", ["back again"])
+    ]
+    assert tracker.inboxes[(tid, "researcher")].error is None
+    _, changes = tracker.scan()
+    assert [(c.inbox, [m.text for m in c.diff.added]) for c in changes] == [("user", ["no hint"])]
