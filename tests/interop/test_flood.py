@@ -126,7 +126,7 @@ async def test_flood_loses_nothing_replies_once_and_keeps_answering(tmp_path: Pa
 
         # Answered all through the flood: in each third of its writes, not all after it;
         # and a request waits through a few of the flood's writes, not through its backlog.
-        # Before the fix: 1 to 4 `teams` answers in all, each waiting through ~1,000 writes.
+        # Before the fix: 3 to 15 `teams` answers, all in the first third (5 runs of 6).
         times = [t for t, _ in acks]
         first, last = times[0], times[-1]
         thirds = [first, times[len(times) // 3], times[2 * len(times) // 3], last]
@@ -137,7 +137,7 @@ async def test_flood_loses_nothing_replies_once_and_keeps_answering(tmp_path: Pa
                 for lo, hi in zip(thirds[:-1], thirds[1:], strict=True)
             ]
             waited = sorted(bisect(times, b) - bisect(times, a) for a, b in asked)
-            assert all(n >= 2 for n in per_third), (method, per_third, waited)
+            assert all(n >= 5 for n in per_third), (method, per_third, waited)
             assert waited[len(waited) // 2] <= len(times) // 20, (method, per_third, waited)
     finally:
         await finish(client)
