@@ -138,7 +138,7 @@ class TeamInboxServer(LanguageServer):
         self.state = StateThread()
         self.tracker: Tracker | None = None
         self.watcher: RootWatcher | None = None
-        self.ready: asyncio.Event | None = None
+        self._starting: asyncio.Future[None] | None = None
         self.publishers: list[Publisher] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._big = asyncio.Lock()  # one big first load at a time (memory)
@@ -186,7 +186,6 @@ class TeamInboxServer(LanguageServer):
         self.options = opts
 
     async def start(self) -> None:
-        self.ready = asyncio.Event()
         loop = asyncio.get_running_loop()
         opts = self.options
 
@@ -206,7 +205,6 @@ class TeamInboxServer(LanguageServer):
             await self.rescan()
         except Exception:  # whatever the first scan hit, serve; the periodic rescan retries
             log.exception("the first scan failed")
-        self.ready.set()
         self.spawn(self._periodic())
 
     def shutdown(self) -> None:  # pygls: the client is gone (or exit)
@@ -229,10 +227,18 @@ class TeamInboxServer(LanguageServer):
         task.add_done_callback(self._tasks.discard)
 
     async def ensure_ready(self) -> Tracker:
-        if self.ready is None:
-            await self.start()
-        assert self.ready is not None
-        await self.ready.wait()
+        """The first caller starts the server; every caller waits for that start. A start
+        that failed (the watcher's inotify limit, say) is each waiting caller's error, and
+        the next request tries again instead of waiting for ever."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self.start())
+        starting = self._starting
+        try:
+            await asyncio.shield(starting)
+        except Exception:
+            if self._starting is starting:
+                self._starting = None
+            raise
         assert self.tracker is not None
         return self.tracker
 
