@@ -8,7 +8,7 @@ import { createInboxView, InboxTreeProvider } from './inboxTree';
 import { MESSAGE_SCHEME, MessageContentProvider } from './messageView';
 import { Notifier } from './notifier';
 import { UnreadStatus } from './statusBar';
-import { getSettings, needsRestart, workspaceFolderPaths } from './settings';
+import { getSettings, ignoredWorkspaceSettings, needsRestart, workspaceFolderPaths } from './settings';
 import { watchInterpreter } from './python';
 import { toInitOptions } from './initOptions';
 import { MessageCommands } from './commands/messages';
@@ -46,9 +46,15 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   // the time is in the text: the channel stamps lines when it is ready, which can be later
   log.info(`activated at ${new Date(activatedAt).toISOString()} (module loaded ${activatedAt - loadedAt} ms before)`);
   const pycache = vscode.Uri.joinPath(context.globalStorageUri, 'pycache').fsPath;
-  const sidecar = new SidecarClient(context.extensionPath, log, () => {
+  const sidecarConfig = () => {
     const settings = getSettings();
     return { python: settings.python, options: toInitOptions(settings, workspaceFolderPaths()), pycache };
+  };
+  let started = '';
+  const sidecar = new SidecarClient(context.extensionPath, log, () => {
+    const c = sidecarConfig();
+    started = JSON.stringify(c);
+    return c;
   }, context.workspaceState);
   current = sidecar;
   const cache = new MessageCache(sidecar, line => log.info(line));
@@ -79,18 +85,42 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
 
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
+  log.info(`workspace trusted: ${vscode.workspace.isTrusted}`);
+  void announceIgnored(log).catch(e => log.warn(`Restricted Mode notice: ${e}`));
   context.subscriptions.push(
     log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
     ...messages.register(), ...teams.register(), ...maintenance.register(),
-    vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e)) restart('Settings changed'); }),
+    // only when what the sidecar runs with changes: a Restricted Mode workspace editing an ignored
+    // setting changes nothing
+    vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e) && JSON.stringify(sidecarConfig()) !== started) restart('Settings changed'); }),
     // each workspace folder is a root (its .team/): the sidecar takes roots at initialize only
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
+    // trusted now: the workspace's own settings apply (when they change what the sidecar runs with)
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      if (JSON.stringify(sidecarConfig()) !== started) restart('The workspace is trusted now: its Team Inbox settings apply');
+    }),
   );
   // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
   void watchInterpreter(log, () => getSettings().python, () => sidecar.python, restart)
     .then(d => { if (d) context.subscriptions.push(d); }, e => log.warn(`watching the Python interpreter: ${e}`));
   return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo };
+}
+
+/**
+ * Restricted Mode: tells the person once which of the workspace's settings are not used, and why.
+ * Only the setting names are shown, never the values the repository wrote.
+ */
+async function announceIgnored(log: vscode.LogOutputChannel): Promise<void> {
+  const ignored = await ignoredWorkspaceSettings();
+  if (!ignored.length) return;
+  const names = ignored.join(', ');
+  log.warn(`Restricted Mode: ignoring this workspace's ${names}; using your user settings`);
+  const MANAGE = vscode.l10n.t('Manage Workspace Trust');
+  void vscode.window.showWarningMessage(vscode.l10n.t(
+    'Team Inbox: this workspace is in Restricted Mode, so its {0} {1} ignored: a repository may not choose the program Team Inbox runs, the files it writes, whose inbox is yours or how long your history is kept. Your user settings apply instead; trust the workspace to use its own.',
+    names, ignored.length === 1 ? vscode.l10n.t('setting is') : vscode.l10n.t('settings are')), MANAGE)
+    .then(c => { if (c === MANAGE) void vscode.commands.executeCommand('workbench.trust.manage'); });
 }
 
 export function deactivate(): Thenable<void> | undefined {

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { BurstCollector } from './burst';
 import { burstText } from './render';
+import { plain } from './plainText';
 import { notifyVerdict } from './notifyPolicy';
 import type { MessageCache } from './messageCache';
 import type { Message } from './protocol';
@@ -51,7 +52,7 @@ export class Notifier implements vscode.Disposable {
   private show(ms: Message[]): void {
     const REPLY = vscode.l10n.t('Reply'), OPEN = vscode.l10n.t('Open'), MARK_READ = vscode.l10n.t('Mark Read');
     const OPEN_INBOX = vscode.l10n.t('Open Inbox'), MARK_ALL_READ = vscode.l10n.t('Mark All Read');
-    const text = burstText(ms);
+    const text = plain(burstText(ms)); // a teammate's words: no link or icon syntax reaches the toast
     const focused = vscode.window.state.focused;
     const plan = attentionPlan({ shown: true, focused, osNotifications: osNotificationsEnabled() });
     this.shown.push({ text, messages: ms, at: Date.now(), focused, os: plan.osNotification });

@@ -35,6 +35,11 @@ function xmlEscape(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
+/** Text for a freedesktop notification body, which servers read as a subset of XML markup. */
+function markupEscape(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 /** The program that raises an OS notification on `platform` (process.platform), or undefined. */
 export function osNotifyCommand(platform: string, title: string, body: string): OsCommand | undefined {
   const t = title.slice(0, 120), b = body.replace(/\s+/g, ' ').slice(0, 300);
@@ -42,7 +47,8 @@ export function osNotifyCommand(platform: string, title: string, body: string): 
     case 'linux':
     case 'freebsd':
     case 'openbsd':
-      return { command: 'notify-send', args: ['--app-name=Team Inbox', '--icon=mail-unread', t, b] };
+      // the body is markup to most notification servers (<a href>, <img src>): a teammate's text is not
+      return { command: 'notify-send', args: ['--app-name=Team Inbox', '--icon=mail-unread', t, markupEscape(b)] };
     case 'darwin':
       return { command: 'osascript', args: ['-e', `display notification ${asQuote(b)} with title ${asQuote(t)}`] };
     case 'win32': {

@@ -1,6 +1,7 @@
 // How messages, send results and errors read as text (no vscode import; unit-tested).
 import type { Message, Problem, SendResult } from './protocol';
 import { isFrame } from './notifyPolicy';
+import { codeBlock, codeSpan } from './plainText';
 
 const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
 
@@ -155,35 +156,31 @@ export function problemText(e: Problem | null | undefined): string {
   return e.path ? `${e.message} (${e.path})` : e.message;
 }
 
-function fence(text: string, lang = ''): string {
-  let ticks = '```';
-  while (text.includes(ticks)) ticks += '`';
-  return `${ticks}${lang}\n${text}\n${ticks}`;
-}
-
-/** Full message as markdown for the read-only preview. */
+/**
+ * Full message as markdown for the read-only preview. Everything an agent wrote is in code (a span
+ * or a block): shown as the characters it wrote, never a link, an image (a remote image would tell
+ * its writer when the message was read) or HTML. Only the labels are markdown.
+ */
 export function renderMessageMarkdown(msg: Message, teamName?: string, now: number = Date.now(), toName?: string): string {
   const frame = frameLabel(msg);
   const title = frame ?? (firstLine(msg.summary, 120) || firstLine(msg.text, 120) || '(empty message)');
-  const when = msg.timestamp ? `${localTime(msg.timestamp)} (${relativeTime(msg.timestamp, now)})` : '';
+  const when = msg.timestamp ? `${codeSpan(localTime(msg.timestamp))} (${relativeTime(msg.timestamp, now)})` : '';
   const lines = [
-    `# ${title.replace(/^#+\s*/, '')}`,
+    `# ${codeSpan(title)}`,
     '',
-    `| | |`,
-    `|---|---|`,
-    `| **From** | ${senderName(msg)} |`,
-    `| **To** | ${toName || msg.to || msg.inbox} |`,
-    `| **Team** | ${teamName ?? msg.team} |`,
-    `| **Sent** | ${when} |`,
-    `| **Status** | ${statusLine(msg)} |`,
+    `- **From:** ${codeSpan(senderName(msg))}`,
+    `- **To:** ${codeSpan(toName || msg.to || msg.inbox)}`,
+    `- **Team:** ${codeSpan(teamName ?? msg.team)}`,
+    `- **Sent:** ${when}`,
+    `- **Status:** ${statusLine(msg)}`,
     '',
   ];
   if (frame) {
-    lines.push(fence(JSON.stringify(msg.structured, null, 2), 'json'));
+    lines.push(codeBlock(JSON.stringify(msg.structured, null, 2), 'json'));
   } else {
-    lines.push(msg.text ?? '');
+    lines.push(codeBlock(msg.text ?? '', 'text'));
   }
-  if (msg.payload && !frame) lines.push('', '**Payload**', '', fence(JSON.stringify(msg.payload, null, 2), 'json'));
+  if (msg.payload && !frame) lines.push('', '**Payload**', '', codeBlock(JSON.stringify(msg.payload, null, 2), 'json'));
   return lines.join('\n') + '\n';
 }
 
@@ -212,7 +209,7 @@ export function seenLabel(msg: Pick<Message, 'seen'>): string {
 
 /** Both kinds of unread in one line: "delivered to the agent · not yet seen by you". */
 export function statusLine(msg: Pick<Message, 'delivery' | 'read' | 'seen' | 'archived' | 'type'>): string {
-  return [deliveryLabel(msg), seenLabel(msg), msg.archived ? 'archived' : '', msg.type && msg.type !== 'message' ? `type \`${msg.type}\`` : '']
+  return [deliveryLabel(msg), seenLabel(msg), msg.archived ? 'archived' : '', msg.type && msg.type !== 'message' ? `type ${codeSpan(msg.type)}` : '']
     .filter(Boolean).join(' · ');
 }
 

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { bundledLibs, checkPython, findPython, PythonChoice, PythonError, sidecarEnv } from './python';
 import { openPythonSetting } from './settings';
+import { plain } from './plainText';
 import { EXTRA_NOTIFICATIONS, ExtraNotification, SidecarPort, SidecarState } from './sidecarPort';
 import {
   DidChangeParams, InitializationOptions, NotificationMap, Notifications, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams,
@@ -159,7 +160,7 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     }
     this.log.error(msg);
     this.setState('failed', msg);
-    void vscode.window.showErrorMessage(msg, button).then(choice => {
+    void vscode.window.showErrorMessage(plain(msg), button).then(choice => {
       if (choice === 'Set Python Path') void openPythonSetting();
       else if (choice === 'Show Log') this.log.show();
     });

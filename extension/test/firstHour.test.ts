@@ -20,9 +20,9 @@ test('names, not agent ids; local time, not raw UTC', () => {
   assert.equal(localTime('2026-11-30T12:00:00.000Z'), local);
   assert.equal(localTime(String(d.getTime() * 1e6)), local, 'nanoseconds');
   const md = renderMessageMarkdown(base, 'alpha', d.getTime() + 3 * 60_000, 'user');
-  assert.match(md, /\| \*\*From\*\* \| researcher \|/);
+  assert.match(md, /- \*\*From:\*\* `researcher`/);
   assert.ok(!md.includes('2026-11-30T12:00:00.000Z'), 'no raw UTC');
-  assert.match(md, new RegExp(`${local} \\(3m ago\\)`));
+  assert.match(md, new RegExp(`\`${local}\` \\(3m ago\\)`));
 });
 
 test('two kinds of unread: the agent side (delivery) apart from yours (seen)', () => {
@@ -31,7 +31,7 @@ test('two kinds of unread: the agent side (delivery) apart from yours (seen)', (
   assert.equal(deliveryLabel({ delivery: null, read: false }), undefined);
   assert.equal(statusLine({ ...base, delivery: 'delivered', seen: false }), 'delivered to the agent · not yet seen by you');
   assert.equal(statusLine({ ...base, seen: true }), 'seen by you');
-  assert.match(renderMessageMarkdown({ ...base, seen: true, read: true }, 'alpha'), /\| \*\*Status\*\* \| seen by you \|/);
+  assert.match(renderMessageMarkdown({ ...base, seen: true, read: true }, 'alpha'), /- \*\*Status:\*\* seen by you$/m);
 });
 
 test('reply subject without stacked re:, recipients without name duplication', () => {

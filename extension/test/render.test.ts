@@ -92,11 +92,11 @@ test('errorText reads JSON-RPC data.code', () => {
 
 test('renderMessageMarkdown shows headers, text and frames', () => {
   const md = renderMessageMarkdown(msg({ summary: 'Bug found' }), 'alpha', NOW);
-  assert.match(md, /^# Bug found/);
-  assert.match(md, /\| \*\*From\*\* \| researcher \|/);
-  assert.match(md, /Found the bug in auth\.ts\nDetails follow/);
+  assert.match(md, /^# `Bug found`/);
+  assert.match(md, /- \*\*From:\*\* `researcher`/);
+  assert.match(md, /```text\nFound the bug in auth\.ts\nDetails follow\n```/);
   assert.match(md, /not yet seen by you/);
   const frame = renderMessageMarkdown(msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', text: '```' } }), 'alpha', NOW);
-  assert.match(frame, /^# shutdown request/);
+  assert.match(frame, /^# `shutdown request`/);
   assert.match(frame, /````json/); // fence longer than any backticks inside
 });

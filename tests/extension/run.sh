@@ -28,26 +28,26 @@ if unzip -l "$WORK/ext/dist/team-inbox.vsix" | grep -q 'bundled/libs/orjson'; th
 fi
 echo "[run] universal .vsix: no orjson inside (json: stand-in)" >&2
 
-# types (esbuild does not check them), then unit tests of the pure TypeScript modules
-npm run --silent typecheck
-node esbuild.js --tests && node --test dist-test/
-
+# types and the TypeScript unit tests run in scripts/test.sh's lint step (before any install)
 ARTIFACTS="$HERE/artifacts"; rm -rf "$ARTIFACTS"; mkdir -p "$ARTIFACTS"
 cleanup() {
   local rc=$?
   if [ -n "${TI_CS_PID:-}" ]; then kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true; fi
   cp "$WORK/home/.code-server/code-server.log" "$ARTIFACTS/" 2>/dev/null || true
+  cp "$WORK/home3/.code-server/code-server.log" "$ARTIFACTS/code-server-trust.log" 2>/dev/null || true
   find "$WORK/home/.code-server/user/logs" -name 'Team Inbox.log' -exec sh -c 'i=0; for f; do i=$((i+1)); cp "$f" "$0/team-inbox-$i.log"; done' "$ARTIFACTS" {} + 2>/dev/null || true
   [ -n "${KEEP:-}" ] || rm -rf "$WORK"
   echo "[run] done in $(( $(date +%s) - START ))s (rc=$rc)" >&2
 }
 trap cleanup EXIT
-node "$HERE/fixtures.js" "$WORK/home"
 # a real interpreter path: pyenv shims break under a scratch HOME; proves bundled/libs are enough
 PY=$(python3 -c 'import sys; print(sys.executable)')
 # ...in a venv of its own: no site-packages, so no orjson from the machine either. Only the
 # universal .vsix's bundled/libs (no orjson inside) are on the path: the sidecar runs on its stand-in.
 "$PY" -m venv --without-pip "$WORK/py" && PY="$WORK/py/bin/python"
+# TI_ONLY=trust: only the Workspace Trust test (trust.js) below
+if [ "${TI_ONLY:-}" != trust ]; then
+node "$HERE/fixtures.js" "$WORK/home"
 ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
 echo "[run] code-server up after $(( $(date +%s) - START ))s" >&2
 # proof from the installed extension: its bundled/libs give the stand-in under the name orjson
@@ -73,4 +73,12 @@ node "$HERE/fixtures.js" "$WORK/home2"
 TI_EXTRA_VSIX="$WORK/standin-python.vsix" ti_serve "$WORK/home2" "$PORT" "$WORK/home2/workspace" "$WORK/ext/dist/team-inbox.vsix" "" 0
 CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home2" TI_WS="$WORK/home2/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" TI_PY="$PY" \
   node --test --test-reporter=tap "$HERE/pythonext.js" || E2E_RC=$?
+kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true
+fi
+# Workspace Trust (trust.js): a code-server of its own with trust on, the folder opens in
+# Restricted Mode; the folder's settings name a program, a file and a folder of its own
+node "$HERE/fixtures.js" "$WORK/home3"
+TI_TRUST=1 ti_serve "$WORK/home3" "$PORT" "$WORK/home3/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home3" TI_WS="$WORK/home3/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" TI_PY="$PY" \
+  node --test --test-reporter=tap "$HERE/trust.js" || E2E_RC=$?
 exit "${E2E_RC:-0}"

@@ -24,24 +24,30 @@ ti_serve() { # ti_serve HOME PORT FOLDER VSIX PYTHON FOREGROUND ROOTS...
   fi
   local roots_json
   roots_json=$(printf '%s\n' "$@" | python3 -c 'import json,sys; print(json.dumps([l for l in sys.stdin.read().splitlines() if l]))')
-  python3 - "$data/user/User/settings.json" "$python" "$roots_json" <<'PY'
+  # TI_TRUST=1: Workspace Trust on, the folder not trusted (Restricted Mode) and no start-up
+  # question (trust.js trusts it through the UI); otherwise trust is off: every folder is trusted
+  python3 - "$data/user/User/settings.json" "$python" "$roots_json" "${TI_TRUST:-}" <<'PY'
 import json, sys
-path, python, roots = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+path, python, roots, trust = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4] == "1"
 # spelled as VS Code 1.139 migrates them: an older spelling makes it rewrite settings.json at each
 # start, which opens the file and activates the JSON and TypeScript extensions in a fresh window
 s = {"workbench.startupEditor": "none", "security.workspace.trust.enabled": False,
      "telemetry.telemetryLevel": "off", "update.mode": "none", "extensions.autoUpdate": "off",
      "extensions.autoCheckUpdates": False, "chat.disableAIFeatures": True,
      "workbench.tips.enabled": False, "workbench.secondarySideBar.defaultVisibility": "hidden", "workbench.colorTheme": "Dark Modern"}
+if trust: s.update({"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never",
+                   "security.workspace.trust.banner": "always"})
 if python: s["teamInbox.python"] = python
 if roots: s["teamInbox.roots"] = roots
 json.dump(s, open(path, "w"), indent=2)
 PY
   # a scratch HOME keeps code-server out of ~/.config and points the sidecar's default roots there
+  local trust_flag=(--disable-workspace-trust)
+  [ "${TI_TRUST:-}" = 1 ] && trust_flag=()
   local cmd=(env -u CLAUDE_CONFIG_DIR -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_CACHE_HOME
     HOME="$home" PATH="$TI_NODE24:$PATH"
     "$TI_CS" --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check
-    --disable-workspace-trust --disable-getting-started-override --vscode-option enable-smoke-test-driver
+    "${trust_flag[@]}" --disable-getting-started-override --vscode-option enable-smoke-test-driver
     --extensions-dir "$data/ext" --user-data-dir "$data/user" "$folder")
   echo "Team Inbox in VS Code: http://127.0.0.1:$port/?folder=$folder"
   if [ "$fg" = 1 ]; then exec "${cmd[@]}"; fi

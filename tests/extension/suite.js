@@ -175,7 +175,7 @@ test('openMessage shows the preview and marks the message read', async () => {
   assert.ok(r && r.uri.startsWith('teaminbox-msg:'), JSON.stringify(r));
   assert.strictEqual(r.marked, 1);
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
-  assert.match(doc.getText(), /^# Open me/);
+  assert.match(doc.getText(), /^# `Open me`/); // what an agent wrote is code in the preview
   assert.ok(doc.getText().includes('open me please'));
   assert.strictEqual(readInbox(c.inbox('user'))[0].read, true);
 });
@@ -440,9 +440,19 @@ test('an ended team moves to the Ended group, stays readable, and Forget drops i
   assert.strictEqual(api.tree.getTreeItem(teamNode).contextValue, 'team.ended');
   const page = await api.cache.loadPage(c.id, 'user', true);
   assert.deepStrictEqual(page.map(m => m.text), ['before the end']);
-  const r = await cmd('forgetTeam', { team: c.id });
-  assert.ok(r && typeof r.forgotten === 'number', JSON.stringify(r));
+  const r = await cmd('forgetTeam', { team: c.id, confirmed: true });
+  // what the confirmation said (the dry run's count) is what went
+  assert.ok(r && r.forgotten === 1 && r.messages === 1, JSON.stringify(r));
   await poll('the team forgotten', () => !api.cache.team(c.id));
+});
+
+test('Forget refuses a team whose folder is still there, and removes nothing', async () => {
+  const c = await team('claude', { user: [entry('researcher', 'still live')] });
+  await poll('the team listed', () => api.cache.team(c.id), 20000);
+  const r = await cmd('forgetTeam', { team: c.id, confirmed: true });
+  assert.ok(r && r.error && /folder/i.test(r.error.message), JSON.stringify(r));
+  const page = await api.cache.loadPage(c.id, 'user', true);
+  assert.deepStrictEqual(page.map(m => m.text), ['still live']);
 });
 
 test('the listed teams are remembered for the next window (its first draw)', async () => {

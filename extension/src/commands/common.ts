@@ -5,6 +5,7 @@ import type { MessageCache } from '../messageCache';
 import type { MessageContentProvider } from '../messageView';
 import type { SidecarClient } from '../sidecarClient';
 import { errorText } from '../render';
+import { plain } from '../plainText';
 
 export interface Services {
   sidecar: SidecarClient;
@@ -29,7 +30,7 @@ export abstract class CommandGroup {
       } catch (e) {
         const { code, text } = errorText(e);
         this.s.log.error(`${name}: ${text}${code ? ` [${code}]` : ''}`);
-        void vscode.window.showErrorMessage(`Team Inbox: ${text}`);
+        void vscode.window.showErrorMessage(`Team Inbox: ${plain(text)}`); // may quote a name or a file
         return { error: { code, message: text } };
       }
     };

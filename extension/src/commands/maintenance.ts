@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { Methods } from '../protocol';
 import { firstLine } from '../render';
+import { plain } from '../plainText';
 import { InboxArg, inboxRef } from './args';
 import { CommandGroup } from './common';
 import { pickInbox } from './pickers';
@@ -21,7 +22,7 @@ export class MaintenanceCommands extends CommandGroup {
     const text = r.findings.length === 0
       ? 'Team Inbox doctor: everything looks fine.'
       : `Team Inbox doctor: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}: ${firstLine(r.findings[0].message, 100)}${r.findings.length > 1 ? ' …' : ''}`;
-    void vscode.window.showInformationMessage(text, 'Show Log').then(c => { if (c) this.s.log.show(); });
+    void vscode.window.showInformationMessage(plain(text), 'Show Log').then(c => { if (c) this.s.log.show(); });
     return r;
   });
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { Message, Methods, SendParams, SendResults } from '../protocol';
 import { showMessage } from '../messageView';
 import { isFrame } from '../notifyPolicy';
+import { plain } from '../plainText';
 import { composeTemplate, describeSendResults, parseComposed, replySubject, senderName } from '../render';
 import type { TreeNode } from '../treeNodes';
 import {
@@ -23,7 +24,7 @@ export class MessageCommands extends CommandGroup {
       ? await this.resolve(draft.message)
       : await pickMessage(this.s.cache, 'Reply to', await ownMessages(this.s.cache, this.s.log, m => !isFrame(m)));
     if (!msg) return undefined;
-    const text = draft.text ?? (await inputText(vscode.l10n.t('Reply to {0}: {1}', senderName(msg), replySubject(msg))));
+    const text = draft.text ?? (await inputText(vscode.l10n.t('Reply to {0}: {1}', plain(senderName(msg)), plain(replySubject(msg)))));
     if (!text) return undefined;
     const summary = draft.summary ?? (draft.ask ? await inputSummary() : undefined);
     const r = await this.doSend({ team: msg.team, to: msg.from, text, ...(summary ? { summary } : {}) });
@@ -96,7 +97,7 @@ export class MessageCommands extends CommandGroup {
     if (!target.confirmed) {
       const what = target.ids === 'all' ? `all ${member?.unread ?? ''} undelivered messages`.replace('  ', ' ') : `${target.ids.length} undelivered message${target.ids.length === 1 ? '' : 's'}`;
       const choice = await vscode.window.showWarningMessage(
-        `Discard ${what} to ${member?.name ?? target.inbox}?`,
+        `Discard ${what} to ${plain(member?.name ?? target.inbox)}?`,
         { modal: true, detail: 'They are marked read in the inbox file, so the agent never receives them. This cannot be undone.' },
         'Discard',
       );
@@ -174,7 +175,7 @@ export class MessageCommands extends CommandGroup {
     }
     if (!to) return undefined;
     const teamName = this.s.cache.team(team)?.name ?? team;
-    const text = d.text ?? (await inputText(to === '*' ? `Broadcast to everyone in ${teamName}` : `Message to ${to}`));
+    const text = d.text ?? (await inputText(to === '*' ? `Broadcast to everyone in ${plain(teamName)}` : `Message to ${plain(to)}`));
     if (!text) return undefined;
     const summary = d.summary ?? (d.ask ? await inputSummary() : undefined);
     const params: SendParams = { team, to, text };
@@ -188,7 +189,8 @@ export class MessageCommands extends CommandGroup {
   private async doSend(params: SendParams): Promise<SendResults> {
     const r = await this.s.sidecar.request(Methods.send, params);
     const broadcast = params.to === '*' || params.to === 'broadcast';
-    const { ok, text } = describeSendResults(r.results, broadcast);
+    const { ok, text: said } = describeSendResults(r.results, broadcast);
+    const text = plain(said); // member names and notes
     this.s.log.info(`send ${params.team} -> ${params.to}: ${text}`);
     if (ok) void vscode.window.showInformationMessage(`Team Inbox: ${text}`);
     else if (r.results.some(x => x.ok)) void vscode.window.showWarningMessage(`Team Inbox: ${text}`);

@@ -4,13 +4,14 @@ import type { MessageCache } from '../messageCache';
 import type { Member, Message, Team } from '../protocol';
 import { errorText, memberDescription, messagePreview, relativeTime, senderName } from '../render';
 import { formatName, sortMembers, sortTeams } from '../treeRows';
+import { plain } from '../plainText';
 
 export async function pickTeam(cache: MessageCache, title = 'pick a team'): Promise<Team | undefined> {
   const teams = sortTeams([...(await cache.loadTeams())]).filter(t => !t.ended);
   if (teams.length === 0) { void vscode.window.showWarningMessage('Team Inbox: no teams found.'); return undefined; }
   if (teams.length === 1) return teams[0];
   const pick = await vscode.window.showQuickPick(teams.map(t => ({
-    label: t.name, description: `${formatName(t.format)} · ${t.members.length} members`, detail: t.description || undefined, team: t,
+    label: plain(t.name), description: `${formatName(t.format)} · ${t.members.length} members`, detail: plain(t.description) || undefined, team: t,
   })), { title: `Team Inbox: ${title}`, placeHolder: 'Team', ignoreFocusOut: true });
   return pick?.team;
 }
@@ -18,19 +19,19 @@ export async function pickTeam(cache: MessageCache, title = 'pick a team'): Prom
 export async function pickRecipient(team: Team, broadcast: boolean): Promise<string | undefined> {
   const members = sortMembers(team.members).filter(m => !m.owned && !m.phantom && m.name !== team.identity);
   const items: Array<vscode.QuickPickItem & { to: string }> = members.map(m => ({
-    label: m.name,
-    description: memberDescription(m),
+    label: plain(m.name),
+    description: plain(memberDescription(m)),
     to: m.name,
   }));
   if (broadcast) items.push({ label: '$(broadcast) Everyone', description: 'broadcast to every member', to: '*' });
-  const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: send to (${team.name})`, placeHolder: 'Recipient', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: send to (${plain(team.name)})`, placeHolder: 'Recipient', ignoreFocusOut: true });
   return pick?.to;
 }
 
 export async function pickInbox(cache: MessageCache, title: string, filter: (m: Member) => boolean): Promise<{ team: string; inbox: string } | undefined> {
   const teams = await cache.loadTeams();
   const items = sortTeams([...teams]).flatMap(t => sortMembers(t.members).filter(filter).map(m => ({
-    label: m.name, description: `${t.name}${m.owned ? ' · you' : ''}${m.unread ? ` · ${m.unread} unread` : ''}`, team: t.id, inbox: m.inbox,
+    label: plain(m.name), description: `${plain(t.name)}${m.owned ? ' · you' : ''}${m.unread ? ` · ${m.unread} unread` : ''}`, team: t.id, inbox: m.inbox,
   })));
   if (items.length === 0) { void vscode.window.showInformationMessage(`Team Inbox: no inbox to ${title.toLowerCase()}.`); return undefined; }
   const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: ${title}`, placeHolder: 'Inbox', matchOnDescription: true, ignoreFocusOut: true });
@@ -39,14 +40,19 @@ export async function pickInbox(cache: MessageCache, title: string, filter: (m: 
 
 export async function pickMessage(cache: MessageCache, title: string, list: readonly Message[]): Promise<Message | undefined> {
   if (list.length === 0) { void vscode.window.showInformationMessage(`Team Inbox: no messages to ${title.toLowerCase()}.`); return undefined; }
-  const items = list.map(m => ({
-    label: `${m.seen ? '' : '$(circle-filled) '}${senderName(m)}`,
-    description: `${cache.team(m.team)?.name ?? m.team} · ${relativeTime(m.timestamp)}${m.archived ? ' · archived' : ''}`,
-    detail: messagePreview(m, 120),
-    message: m,
-  }));
+  const items = list.map(m => messageItem(cache, m));
   const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: ${title}`, matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true });
   return pick?.message;
+}
+
+/** A message as a quick pick row: the unread dot is the only icon, the rest is the agents' text. */
+function messageItem(cache: MessageCache, m: Message): SearchResultItem {
+  return {
+    label: `${m.seen ? '' : '$(circle-filled) '}${plain(senderName(m))}`,
+    description: `${plain(cache.team(m.team)?.name ?? m.team)} · ${relativeTime(m.timestamp)}${m.archived ? ' · archived' : ''}`,
+    detail: plain(messagePreview(m, 120)),
+    message: m,
+  };
 }
 
 /** Messages in the person's own inboxes, newest first. */
@@ -89,15 +95,9 @@ export function liveSearch(cache: MessageCache, search: (query: string) => Promi
     timer = setTimeout(() => {
       search(q).then(ms => {
         if (mine !== generation) return;
-        qp.items = ms.map(m => ({
-          label: `${m.seen ? '' : '$(circle-filled) '}${senderName(m)}`,
-          description: `${cache.team(m.team)?.name ?? m.team} · ${relativeTime(m.timestamp)}${m.archived ? ' · archived' : ''}`,
-          detail: messagePreview(m, 120),
-          alwaysShow: true,
-          message: m,
-        }));
+        qp.items = ms.map(m => ({ ...messageItem(cache, m), alwaysShow: true }));
         qp.busy = false;
-      }, e => { if (mine === generation) { qp.busy = false; qp.items = []; qp.placeholder = errorText(e).text; } });
+      }, e => { if (mine === generation) { qp.busy = false; qp.items = []; qp.placeholder = plain(errorText(e).text); } });
     }, delayMs);
   };
   return new Promise(resolve => {

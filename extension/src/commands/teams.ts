@@ -6,12 +6,13 @@ import { teamUnread } from '../messageCache';
 import { CompactArg, compactTarget } from './args';
 import { CommandGroup } from './common';
 import { pickTeam } from './pickers';
+import { plain } from '../plainText';
 import { AttentionNode, TeamNode } from '../treeNodes';
 import type { TaskTreeNode } from '../tasksView';
 import type { Task } from '../protocol';
 
-/** Forget: a team node or {team}. */
-export type ForgetArg = TeamNode | { team: string } | undefined;
+/** Forget: a team node or {team} (asks first, saying what goes), or {team, confirmed: true}. */
+export type ForgetArg = TeamNode | { team: string; confirmed?: boolean } | undefined;
 /** Set a task's status: a task node (asks for the status) or {team, id, status}. */
 export type TaskStatusArg = TaskTreeNode | { team: string; id: string; status?: string } | undefined;
 /** Answer a plan: an attention node, or {team, requestId?, member?, feedback?}. */
@@ -38,16 +39,33 @@ export class TeamCommands extends CommandGroup {
     if (!team) return undefined;
     const r = await this.s.sidecar.request(Methods.compact, { team, ...(target.inbox ? { inbox: target.inbox } : {}) });
     if (!target.quiet) {
-      void vscode.window.showInformationMessage(`Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${r.team}; ${r.kept} left in the file.`);
+      void vscode.window.showInformationMessage(`Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${plain(r.team)}; ${r.kept} left in the file.`);
     }
     return r;
   });
 
-  /** Drops an ended team and its archived messages from the history. */
+  /** Drops an ended team and its archived messages from the history, once the person has seen
+   * how much goes. The sidecar refuses a team whose folder is still there, and a count that
+   * changed since the person said yes. */
   readonly forgetTeam = this.guard('forgetTeam', async (arg?: ForgetArg) => {
     const team = arg instanceof TeamNode ? arg.teamId : arg?.team ?? (await pickTeam(this.s.cache, 'forget'))?.id;
     if (!team) return undefined;
-    const r = await this.s.sidecar.request(Methods.forgetTeam, { team });
+    const count = await this.s.sidecar.request(Methods.forgetTeam, { team, dryRun: true });
+    if (arg instanceof TeamNode || !arg?.confirmed) {
+      const n = count.messages, inboxes = count.inboxes;
+      const t = this.s.cache.team(team);
+      const name = t?.label ?? t?.name ?? team;
+      const yes = await vscode.window.showWarningMessage(
+        plain(`Forget ${name}?`),
+        {
+          modal: true,
+          detail: `This removes ${n} archived message${n === 1 ? '' : 's'} from ${inboxes} inbox${inboxes === 1 ? '' : 'es'} from Team Inbox's history, for good.`,
+        },
+        'Forget',
+      );
+      if (yes !== 'Forget') return undefined;
+    }
+    const r = await this.s.sidecar.request(Methods.forgetTeam, { team, expect: count.messages });
     this.s.cache.dropTeam(team);
     await this.s.cache.reloadTeams(true);
     return r;
@@ -62,7 +80,7 @@ export class TeamCommands extends CommandGroup {
     } else if (arg) ({ team, id, status } = arg);
     if (!team || !id) return undefined;
     if (!status) {
-      const pick = await vscode.window.showQuickPick(STATUSES.filter(s => s.status !== task?.status), { title: `Status of #${id}${task ? ` ${task.subject}` : ''}` });
+      const pick = await vscode.window.showQuickPick(STATUSES.filter(s => s.status !== task?.status), { title: plain(`Status of #${id}${task ? ` ${task.subject}` : ''}`) });
       status = pick?.status;
     }
     if (!status) return undefined;
@@ -75,13 +93,13 @@ export class TeamCommands extends CommandGroup {
       if (!item) return undefined;
       let feedback = arg instanceof AttentionNode ? undefined : (arg as { feedback?: string } | undefined)?.feedback;
       if (!approved && feedback === undefined) {
-        feedback = await vscode.window.showInputBox({ title: `Reject ${item.member ?? 'the'}'s plan`, prompt: 'What should change (sent with the rejection)' });
+        feedback = await vscode.window.showInputBox({ title: `Reject ${plain(item.member ?? 'the')}'s plan`, prompt: 'What should change (sent with the rejection)' });
         if (feedback === undefined) return undefined;
       }
       const r = await this.s.sidecar.request(Methods.answerPlan, {
         team: item.team, approved, requestId: item.requestId ?? null, member: item.member ?? null, ...(feedback ? { feedback } : {}),
       });
-      void vscode.window.showInformationMessage(`Team Inbox: ${r.text}${r.note ? ` (${r.note})` : ''}`);
+      void vscode.window.showInformationMessage(plain(`Team Inbox: ${r.text}${r.note ? ` (${r.note})` : ''}`));
       return r;
     });
   }

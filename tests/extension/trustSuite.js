@@ -1,0 +1,44 @@
+// Runs INSIDE the extension host of a Restricted Mode window (trust.js loads it through the
+// smoke-test driver's extensionTestsPath): what VS Code and the extension see. Exports run().
+const vscode = require('vscode');
+const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+
+async function poll(what, fn, timeout = 30000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise(r => setTimeout(r, 100));
+  }
+}
+
+const TESTS = [
+  ['the window is in Restricted Mode', async () => {
+    assert.strictEqual(vscode.workspace.isTrusted, false);
+  }],
+  ["the sidecar runs on the user's settings, not the workspace's", async () => {
+    const folder = vscode.workspace.workspaceFolders[0].uri.fsPath;
+    const ext = vscode.extensions.getExtension('teaminbox.team-inbox');
+    const api = await ext.activate();
+    await poll('the sidecar to run', () => api.sidecar.state === 'running');
+    const c = vscode.workspace.getConfiguration('teamInbox');
+    assert.strictEqual(api.sidecar.python.command, c.inspect('python').globalValue, JSON.stringify(api.sidecar.python));
+    assert.ok(!api.sidecar.python.command.startsWith(folder), api.sidecar.python.command);
+    assert.strictEqual(api.sidecar.initOptions.historyPath, undefined, JSON.stringify(api.sidecar.initOptions));
+    assert.deepStrictEqual(api.sidecar.initOptions.roots, [folder], 'only the folder itself (its .team/)');
+    assert.ok(!fs.existsSync(path.join(process.env.HOME, 'workspace-python-ran')), 'the workspace script never ran');
+  }],
+];
+
+async function run() {
+  let failed = 0;
+  for (const [name, fn] of TESTS) {
+    try { await fn(); console.log(`ok - ${name}`); } catch (e) { failed++; console.log(`not ok - ${name} :: ${(e && e.stack) || e}`); }
+  }
+  console.log(`${TESTS.length - failed} passed, ${failed} failed`);
+  if (failed) throw new Error(`${failed} test(s) failed`);
+}
+module.exports = { run };
