@@ -44,6 +44,15 @@ const TESTS = [
     const roots = d.args.filter((a, i) => d.args[i - 1] === '--root');
     assert.deepStrictEqual(roots, [folder], d.args.join(' '));
   }],
+  ['without the MCP SDK and pip, Install the MCP SDK fails saying so, and leaves nothing behind', async () => {
+    const api = await vscode.extensions.getExtension('teaminbox.team-inbox').activate();
+    assert.strictEqual(await api.mcp.hasSdk(), false, 'this venv has no mcp');
+    const ok = await vscode.commands.executeCommand('teamInbox.installMcp');
+    assert.strictEqual(ok, false);
+    const parent = path.dirname(api.mcp.libs);
+    const left = fs.existsSync(parent) ? fs.readdirSync(parent).filter(n => n.startsWith('mcp-libs')) : [];
+    assert.deepStrictEqual(left, [], 'no SDK folder, no half-made one');
+  }],
 ];
 
 async function run() {
