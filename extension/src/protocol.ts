@@ -471,6 +471,8 @@ export interface PermissionPrompt {
   suggestions: unknown[];
   since: number;
   sessionId: string;
+  /** the member's inbox, where it has one */
+  inbox: string | null;
 }
 
 export interface PermissionRequestsResult {

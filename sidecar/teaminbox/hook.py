@@ -35,6 +35,7 @@ MARK = "teaminbox.hook run"  # how an entry is known to be ours
 DEFAULT_WAIT = 110.0  # seconds the hook waits for the person
 TIMEOUT_MARGIN = 10  # the settings' timeout is the wait plus this (Claude Code kills at it)
 CONNECT_TIMEOUT = 0.5
+CLAIM_TIMEOUT = 3.0  # a sidecar says whether it takes the request (its state thread may be busy)
 MAX_LINE = 1024 * 1024
 MAX_SETTINGS = 4 * 1024 * 1024
 SOCKET_PREFIX = "sidecar-"
@@ -130,6 +131,7 @@ def ask(request: dict[str, Any], wait: float, env: Mapping[str, str] = os.enviro
         try:
             s.settimeout(CONNECT_TIMEOUT)
             s.connect(path)
+            s.settimeout(min(CLAIM_TIMEOUT, left))
             s.sendall(json.dumps({"v": 1, "request": request, "wait": left}).encode() + b"\n")
             lines = _lines(s)
             first = json.loads(next(lines, b"null"))

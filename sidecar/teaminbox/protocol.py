@@ -512,6 +512,7 @@ class PermissionPrompt:
     suggestions: list[Any]  # Claude Code's permission_suggestions (allowSession keeps them)
     since: float
     session_id: str
+    inbox: str | None = None  # the member's inbox, where it has one
 
 
 @attrs.define

@@ -12,7 +12,7 @@ paths) is data for the person to read, never interpreted.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -106,14 +106,21 @@ def detail(tool: str, inp: dict[str, object]) -> str:
 
 
 def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
+    """Whitespace runs as one space; a line break shown as such (a second line of a
+    command must not read as more arguments of the first)."""
+    flat = " \u23ce ".join(" ".join(ln.split()) for ln in text.strip().splitlines() if ln.strip())
     return flat if len(flat) <= DETAIL_CHARS else flat[: DETAIL_CHARS - 1] + "\u2026"
 
 
 def prompts(
-    projects_dirs: Iterable[str], session: LiveSession, lead_cwd: str | None, team_names: set[str]
+    projects_dirs: Iterable[str],
+    session: LiveSession,
+    lead_cwd: str | None,
+    team_names: set[str],
+    calls_of: Callable[[str], list[PendingCall]] = pending_calls,
 ) -> list[Prompt]:
-    """The calls waiting in a session that waits on a permission prompt (else none)."""
+    """The calls waiting in a session that waits on a permission prompt (else none);
+    `calls_of(transcript)`: pending_calls, or a cache of it."""
     if session.status != "waiting" or session.waiting_for != PERMISSION:
         return []
     lead = find_lead_transcript(list(projects_dirs), lead_cwd or session.cwd, session.session_id)
@@ -129,7 +136,7 @@ def prompts(
             files.append((path, name))
     for path, member in files:
         try:
-            calls: list[PendingCall] = pending_calls(path)
+            calls = calls_of(path)
         except OSError:
             continue
         for c in calls:
@@ -144,3 +151,23 @@ def prompts(
                 )
             )
     return out
+
+
+class CallsCache:
+    """pending_calls of each transcript, read again only when the file changed."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._hits: dict[str, tuple[tuple[int, int, int], list[PendingCall]]] = {}
+
+    def __call__(self, path: str) -> list[PendingCall]:
+        st = os.stat(path)
+        sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+        hit = self._hits.get(path)
+        if hit is not None and hit[0] == sig:
+            return hit[1]
+        calls = pending_calls(path)
+        if len(self._hits) >= self.size:
+            self._hits.clear()
+        self._hits[path] = (sig, calls)
+        return calls

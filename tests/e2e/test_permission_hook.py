@@ -134,6 +134,7 @@ async def test_allow_allow_for_the_session_and_deny(tmp_path: Path, runtime: Pat
             False,
         )
         assert item["summary"] == "researcher asks to run touch /w/x1"
+        assert item["inbox"] == p["inbox"] == "researcher"
         res = await call(client, "teamInbox/answerPermission", {"id": p["id"], "behavior": "allow"})
         assert res == {"id": p["id"], "behavior": "allow", "delivered": True}
         assert decision(await printed(proc)) == {"behavior": "allow"}

@@ -265,6 +265,24 @@ def test_what_needs_you(case: str, tmp_path: Path) -> None:
     assert got == want
 
 
+def test_the_answer_is_the_first_message_after_the_person_wrote(tmp_path: Path) -> None:
+    claude_team(
+        tmp_path,
+        {
+            "helper": [e("user", "what is 2+2?", ago=9.0, read=True)],
+            "team-lead": [
+                e("helper", "before you asked", ago=12.0, read=True),
+                e("helper", "it is 4\nbecause", ago=6.0, read=True),
+                e("helper", "now on to the tests", ago=3.0, read=True),
+            ],
+        },
+        ALIVE,
+    )
+    [item] = items_of(tmp_path)
+    assert item.summary == "helper answered you: it is 4"
+    assert item.key.startswith("answer:claude:") and item.message_id
+
+
 def test_an_ended_team_needs_nothing(tmp_path: Path) -> None:
     claude_team(tmp_path, {"user": [e("helper", "can I go on?")]}, ALIVE)
     tracker = Tracker(

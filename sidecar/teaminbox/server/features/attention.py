@@ -528,6 +528,10 @@ def _flags_of(rows: Rows, ids: set[str], start: int) -> dict[str, int]:
     return {rid: read for rid, read in zip(rows.iter_ids(start), flags, strict=True) if rid in ids}
 
 
+def _by_name(r: Roster, name: str) -> Any:
+    return next((m for m in r.members if m.name == name), None)
+
+
 def _same(name: str) -> str:
     return name
 
@@ -600,9 +604,10 @@ def answers_after(
 ) -> list[AttentionItem]:
     """A teammate's answer after the person wrote to it: its next text message to the lead,
     or (Claude Code 2.1.332) the `result` of its next idle notification. One item a
-    teammate (its latest), until the person writes to it again or marks it seen."""
+    teammate (that first one: what follows is the team's own traffic), until the person
+    writes to it again or marks it seen."""
     me, own = r.identity, r.own_inbox
-    lead = r.member(r.lead) if r.lead else None
+    lead = _by_name(r, r.lead) if r.lead else None
     lead_inbox = lead.inbox if lead is not None else None
     if lead_inbox is None or lead_inbox == own:
         return []  # the lead's inbox is the person's own: _unanswered covers it
@@ -624,13 +629,13 @@ def answers_after(
             said = e.msg.summary or e.msg.text
         elif e.type == ms.IDLE:
             said = e.fields.get("result")
-        if isinstance(said, str) and said.strip():
-            found[e.sender] = (e, said.strip().split("\n", 1)[0])
+        if isinstance(said, str) and said.strip() and e.sender not in found:
+            found[e.sender] = (e, said.strip().split("\n", 1)[0])  # the first: the answer
     items = []
     for sender, (e, said) in found.items():
         if len(said) > ANSWER_CHARS:
             said = said[: ANSWER_CHARS - 1] + "\u2026"
-        m = r.member(sender)
+        m = _by_name(r, sender)
         items.append(
             AttentionItem(
                 kind="unanswered",

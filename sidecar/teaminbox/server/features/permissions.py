@@ -93,8 +93,11 @@ class Prompts:
         self.open: dict[str, tuple[PermissionPrompt, asyncio.Future[Any]]] = {}
         self.listening: str | None = None  # the socket's path
         self.on_change: list[Any] = []  # called on the event loop when `open` changes
-        # the state thread: terminal prompts per team, and when they were looked at
+        # the state thread: terminal prompts per team, and when they were looked at; the
+        # session files per Claude folder (one look a second for all its teams)
         self._looked: dict[str, tuple[float, list[AttentionItem]]] = {}
+        self._sessions: dict[str, tuple[float, dict[str, sessions.LiveSession]]] = {}
+        self._calls = sessions.CallsCache()
 
     # --- the socket (the event loop) ----------------------------------------------------
 
@@ -191,6 +194,7 @@ class Prompts:
         inp: dict[str, Any] = got if isinstance(got, dict) else {}
         member = _text(req, "agent_type") if _text(req, "agent_id") else None
         member = member or r.lead or "team-lead"
+        found = next((m for m in r.members if m.name == member), None)
         what = sessions.detail(tool, inp)
         sugg = req.get("permission_suggestions")
         return PermissionPrompt(
@@ -204,6 +208,7 @@ class Prompts:
             suggestions=sugg if isinstance(sugg, list) else [],
             since=time.time(),
             session_id=sid,
+            inbox=found.inbox if found is not None else None,
         )
 
     # --- requests ---------------------------------------------------------------------
@@ -242,7 +247,7 @@ class Prompts:
                 kind="permission",
                 team=p.team,
                 member=p.member,
-                inbox=None,
+                inbox=p.inbox,
                 since=p.since,
                 summary=p.summary,
                 request_id=p.id,
@@ -265,7 +270,10 @@ class Prompts:
         sid = r.info.get("session_id")
         if isinstance(sid, str) and self.server.options.read_transcripts:
             claude_dir = os.path.dirname(r.team.root)
-            live = sessions.live_sessions(claude_dir).get(sid)
+            seen = self._sessions.get(claude_dir)
+            if seen is None or now - seen[0] >= LOOK_SECONDS:
+                seen = self._sessions[claude_dir] = (now, sessions.live_sessions(claude_dir))
+            live = seen[1].get(sid)
             if live is not None:
                 projects = list(
                     dict.fromkeys(
@@ -278,7 +286,7 @@ class Prompts:
                 cwd = r.info.get("cwd")
                 names = {n for n in (r.team.name, (r.team.config or {}).get("name")) if n}
                 for pr in sessions.prompts(
-                    projects, live, cwd if isinstance(cwd, str) else None, names
+                    projects, live, cwd if isinstance(cwd, str) else None, names, self._calls
                 ):
                     who = pr.member or r.lead or "team-lead"
                     items.append(
