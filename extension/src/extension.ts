@@ -17,6 +17,7 @@ import { MaintenanceCommands } from './commands/maintenance';
 import type { TreeNode } from './treeNodes';
 import { createTasksView, TasksProvider } from './tasksView';
 import { TeamsMemo } from './teamsMemo';
+import { registerPermissions } from './permissions';
 
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
@@ -78,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   }, log);
 
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
+  context.subscriptions.push(...registerPermissions(sidecar, context.extensionPath, log));
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
   context.subscriptions.push(
     log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,
