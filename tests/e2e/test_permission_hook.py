@@ -49,7 +49,8 @@ def request(session: str = SESSION, **extra: Any) -> dict[str, Any]:
                 "rules": [{"toolName": "Bash", "ruleContent": "touch:*"}],
                 "behavior": "allow",
                 "destination": "localSettings",
-            }
+            },
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
         ],
         **extra,
     }

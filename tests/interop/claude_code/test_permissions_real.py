@@ -3,13 +3,15 @@
 One session: `teaminbox hook install --yes --wait WAIT` writes the hook into the scratch
 HOME's ~/.claude/settings.json before claude starts; the real `teaminbox serve` watches.
 The lead spawns `helper` (in-process, default permission mode), which runs three Bash
-calls, `touch <cwd>/x1`, `x2`, `x3`:
+calls, `touch <cwd>/x1` ... `x4`:
 
 - x1: the hook hands the request to the sidecar: `teamInbox/permissionRequested`, and an
   attention item (`answerPermission`) naming helper and the command. The person allows
   it through `teamInbox/answerPermission`: the file is made.
 - x2: the person denies it with a reason: no file, and helper's tool_result carries it.
-- x3: nobody answers: the hook gives up after WAIT seconds and prints nothing, Claude
+- x3: the person allows it for the session: it runs, and Claude Code applies the
+  request's suggestion (here: the project folder added for the session).
+- x4: nobody answers: the hook gives up after WAIT seconds and prints nothing, Claude
   Code's own prompt appears in the lead's terminal (the session file turns `waiting`,
   `waitingFor: "permission prompt"`), and the sidecar shows it as an attention item
   (`showTerminal`) read from the session file and helper's transcript.
@@ -60,7 +62,8 @@ def make_script(cwd: Path) -> Script:
             Rule("h-1", "helper", "PERM-HELPER-TASK", touch(1)),
             Rule("h-2", "helper", has_results, touch(2), after=("h-1",)),
             Rule("h-3", "helper", has_results, touch(3), after=("h-2",)),
-            Rule("h-done", "helper", has_results, say(HELPER_DONE), after=("h-3",)),
+            Rule("h-4", "helper", has_results, touch(4), after=("h-3",)),
+            Rule("h-done", "helper", has_results, say(HELPER_DONE), after=("h-4",)),
         ]
     )
 
@@ -72,11 +75,11 @@ class Perms:
     error: str | None = None
     install: Any = None
     settings: Any = None
-    asked: dict[str, Any] = field(default_factory=dict)  # x1/x2: the prompt the sidecar had
-    items: dict[str, Any] = field(default_factory=dict)  # x1/x2/x3: its attention item
+    asked: dict[str, Any] = field(default_factory=dict)  # xN: the prompt the sidecar had
+    items: dict[str, Any] = field(default_factory=dict)  # xN: its attention item
     answers: dict[str, Any] = field(default_factory=dict)
-    session_file: Any = None  # x3: the session file while Claude Code's own prompt is up
-    still_open: Any = None  # x3: permissionRequests after the hook gave up
+    session_file: Any = None  # x4: the session file while Claude Code's own prompt is up
+    still_open: Any = None  # x4: permissionRequests after the hook gave up
     notifications: list[Any] = field(default_factory=list)
 
     def require(self) -> None:
@@ -136,22 +139,29 @@ def _run(base: Path) -> Perms:
     home = base / "home"
     home.mkdir(parents=True)
     installed = install_hook(home)
+    (home / ".claude" / "teams").mkdir(parents=True)
+    # the sidecar runs before claude starts, as an editor's would
+    sidecar = Sidecar(home).start()
+    try:
+        return _session(base, cwd, installed, sidecar)
+    finally:
+        sidecar.stop()
+
+
+def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
+    home = base / "home"
     with Session(VERSION, base, make_script(cwd), PROMPT, hard_limit=240.0) as s:
         out = Perms(s, install=installed)
         out.settings = json.loads((home / ".claude" / "settings.json").read_text())
-        sidecar: Sidecar | None = None
         try:
-            sidecar = Sidecar(s.home).start()
             out.team = s.team(timeout=40)
             tid = f"claude:{out.team}"
 
             def prompt_for(n: int) -> Any:
-                assert sidecar is not None
                 got = sidecar.call("teamInbox/permissionRequests", {})["requests"]
                 return next((p for p in got if f"/x{n}" in p["detail"]), None)
 
             def item_for(n: int, action: str) -> Any:
-                assert sidecar is not None
                 got = sidecar.call("teamInbox/attention", {})
                 return next(
                     (
@@ -167,6 +177,7 @@ def _run(base: Path) -> Perms:
             for n, answer in (
                 (1, {"behavior": "allow"}),
                 (2, {"behavior": "deny", "message": DENY_REASON}),
+                (3, {"behavior": "allowSession"}),
             ):
                 rule = f"h-{n}"
                 s.wait_rule(rule, 90)
@@ -180,9 +191,9 @@ def _run(base: Path) -> Perms:
                 out.answers[f"x{n}"] = sidecar.call(
                     "teamInbox/answerPermission", {"id": out.asked[f"x{n}"]["id"], **answer}
                 )
-            s.wait_rule("h-3", 60)
-            # nobody answers x3: the hook gives up, Claude Code asks in the lead's terminal
-            out.asked["x3"] = s.wait(lambda: prompt_for(3), 45, "the hook's request for x3")
+            # nobody answers x4: the hook gives up, Claude Code asks in the lead's terminal
+            s.wait_rule("h-4", 60)
+            out.asked["x4"] = s.wait(lambda: prompt_for(4), 45, "the hook's request for x4")
             s.wait(
                 lambda: [
                     f for f in session_files(s.home) if f.get("waitingFor") == "permission prompt"
@@ -193,8 +204,8 @@ def _run(base: Path) -> Perms:
             out.session_file = [
                 f for f in session_files(s.home) if f.get("waitingFor") == "permission prompt"
             ][0]
-            out.items["x3"] = s.wait(
-                lambda: item_for(3, "showTerminal"), 20, "the terminal prompt as an attention item"
+            out.items["x4"] = s.wait(
+                lambda: item_for(4, "showTerminal"), 20, "the terminal prompt as an attention item"
             )
             out.still_open = sidecar.call("teamInbox/permissionRequests", {})
             out.notifications = sidecar.notifications("teamInbox/permissionRequested")
@@ -206,11 +217,6 @@ def _run(base: Path) -> Perms:
             s.pty.write(b"\x1b") if s.pty is not None else None  # No to the open prompt
             time.sleep(1.0)
             s.exit()
-            if sidecar is not None:
-                try:
-                    sidecar.stop()
-                except Exception as exc:
-                    out.error = out.error or f"stopping the server: {exc!r}"
     return out
 
 
@@ -232,7 +238,7 @@ def test_hook_installed_with_a_timeout(perms: Perms) -> None:
 def test_prompt_reaches_the_sidecar_with_name_and_command(perms: Perms) -> None:
     perms.require()
     cwd = perms.session.cwd
-    for n in (1, 2, 3):
+    for n in (1, 2, 3, 4):
         p = perms.asked[f"x{n}"]
         assert (p["member"], p["toolName"]) == ("helper", "Bash")
         assert p["toolInput"]["command"] == f"touch {cwd}/x{n}"
@@ -244,7 +250,7 @@ def test_prompt_reaches_the_sidecar_with_name_and_command(perms: Perms) -> None:
         assert item["summary"] == f"helper asks to run touch {cwd}/x{n}"
         assert item["info"] is False
     told = [p["detail"] for p in perms.notifications]
-    assert [f"touch {cwd}/x{n}" for n in (1, 2, 3)] == told[:3], told
+    assert [f"touch {cwd}/x{n}" for n in (1, 2, 3, 4)] == told, told
 
 
 def test_allow_runs_the_call(perms: Perms) -> None:
@@ -264,18 +270,37 @@ def test_deny_refuses_it_with_the_reason(perms: Perms) -> None:
     assert DENY_REASON in result_text(block), block
 
 
+def test_allow_for_the_session_keeps_the_suggestion(perms: Perms) -> None:
+    """allowSession hands Claude Code the request's own suggestions with destination
+    `session`: x3 runs, and Claude Code applies the suggestion for the session. For a
+    `touch` in the project it suggests `addDirectories` (its terminal's "Yes, and always
+    allow access to <cwd>", and a `setMode` the sidecar leaves out): the next request
+    says the folder was added, and a further
+    Bash call is still asked about (x4): that is Claude Code's rule, not a missed one."""
+    perms.require()
+    cwd = perms.session.cwd
+    sugg = perms.asked["x3"]["suggestions"]
+    dirs = [s for s in sugg if s["type"] == "addDirectories"]
+    assert dirs and str(cwd) in dirs[0]["directories"], sugg
+    assert perms.answers["x3"]["delivered"] is True
+    assert (cwd / "x3").exists() and not perms.tool_result("h-3").get("is_error")
+    [after] = [r for r in perms.session.api.snapshot() if r.rule == "h-4"]
+    assert "Additional working directories added" in after.last_user, after.last_user
+    assert str(cwd) in after.last_user
+
+
 def test_no_answer_falls_back_to_claude_codes_prompt(perms: Perms) -> None:
     perms.require()
     f = perms.session_file
     assert (f["status"], f["waitingFor"]) == ("waiting", "permission prompt")
     assert perms.still_open["requests"] == []  # the hook gave up: nothing to answer here
-    item = perms.items["x3"]
+    item = perms.items["x4"]
     cwd = perms.session.cwd
     assert (item["member"], item["toolName"], item["detail"]) == (
         "helper",
         "Bash",
-        f"touch {cwd}/x3",
+        f"touch {cwd}/x4",
     )
-    assert item["summary"] == f"helper waits for permission to run touch {cwd}/x3"
+    assert item["summary"] == f"helper waits for permission to run touch {cwd}/x4"
     assert item["requestId"].startswith("toolu_")  # the waiting call's id in the transcript
-    assert not (cwd / "x3").exists()
+    assert not (cwd / "x4").exists()

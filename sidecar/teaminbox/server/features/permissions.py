@@ -72,7 +72,10 @@ def _text(d: dict[str, Any], key: str) -> str | None:
 
 
 def session_decision(behavior: str, suggestions: list[Any], message: str | None) -> dict[str, Any]:
-    """What the hook is told: allow, allow with the suggestions kept for this session, deny."""
+    """What the hook is told: allow, allow with the suggestions kept for this session, deny.
+
+    Only suggestions that add rules or folders are kept; a mode switch (Claude Code also
+    suggests `setMode acceptEdits`) would grant far more than this one call's kind."""
     if behavior == "deny":
         return {"behavior": "deny", "message": message or "Denied in Team Inbox"}
     out: dict[str, Any] = {"behavior": "allow"}
@@ -80,7 +83,7 @@ def session_decision(behavior: str, suggestions: list[Any], message: str | None)
         perms = [
             {**s, "destination": "session"}
             for s in suggestions
-            if isinstance(s, dict) and s.get("type") in ("addRules", "setMode", "addDirectories")
+            if isinstance(s, dict) and s.get("type") in ("addRules", "addDirectories")
         ]
         if perms:
             out["updatedPermissions"] = perms
@@ -141,6 +144,10 @@ class Prompts:
             wait = msg.get("wait") if isinstance(msg, dict) else None
             wait = float(wait) if isinstance(wait, (int, float)) and wait > 0 else hook.DEFAULT_WAIT
             prompt = await self.server.in_state(lambda: self._claim(req))
+            if prompt is None and self.server.tracker is not None:
+                # a team made a moment ago may not be scanned yet (the rescan is every 2 s)
+                await self.server.rescan()
+                prompt = await self.server.in_state(lambda: self._claim(req))
             writer.write(orjson.dumps({"claimed": prompt is not None}) + b"\n")
             await writer.drain()
             if prompt is None:
