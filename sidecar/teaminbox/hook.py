@@ -36,7 +36,7 @@ DEFAULT_WAIT = 110.0  # seconds the hook waits for the person
 TIMEOUT_MARGIN = 10  # the settings' timeout is the wait plus this (Claude Code kills at it)
 CONNECT_TIMEOUT = 0.5
 CLAIM_TIMEOUT = 3.0  # a sidecar says whether it takes the request (its state thread may be busy)
-MAX_LINE = 1024 * 1024
+MAX_LINE = 16 * 1024 * 1024  # a request holds the tool input: a Write of a big file
 MAX_SETTINGS = 4 * 1024 * 1024
 SOCKET_PREFIX = "sidecar-"
 

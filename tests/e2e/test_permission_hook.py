@@ -175,6 +175,20 @@ async def test_allow_allow_for_the_session_and_deny(tmp_path: Path, runtime: Pat
             {"id": p["id"], "behavior": "deny", "message": "not x1"},
         )
         assert decision(await printed(proc)) == {"behavior": "deny", "message": "not x1"}
+
+        # a Write of a big file: the whole request gets through (not cut at some line limit)
+        big = request(
+            tool_name="Write", tool_input={"file_path": "/w/big.txt", "content": "x" * 3_000_000}
+        )
+        proc = await hook(big, 30)
+        [p] = await asked(client)
+        assert (p["toolName"], p["detail"], len(p["toolInput"]["content"])) == (
+            "Write",
+            "/w/big.txt",
+            3_000_000,
+        )
+        await call(client, "teamInbox/answerPermission", {"id": p["id"], "behavior": "allow"})
+        assert decision(await printed(proc)) == {"behavior": "allow"}
     finally:
         await stop_server(client)
     assert not any(p.name.endswith(".sock") for p in runtime.iterdir())  # removed on exit
