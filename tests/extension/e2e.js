@@ -214,6 +214,10 @@ test('UI: a teammate\'s permission prompt answered in VS Code (Allow once)', { t
     const sid = `sess-${name}`; // only this team's session: no other team claims it
     fs.writeFileSync(config, JSON.stringify({ ...JSON.parse(fs.readFileSync(config, 'utf8')), leadSessionId: sid }));
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
+    // this window's sidecar is up and knows the team (the newest sidecar's socket is tried first;
+    // earlier tests' windows may still run theirs)
+    const view = page.locator('[id="workbench.view.extension.teamInbox"]');
+    await view.locator('.monaco-list-row', { hasText: name }).first().waitFor({ timeout: 60000 });
     const command = `touch /tmp/${name}/x1`;
     const req = {
       session_id: sid, agent_id: `researcher@${name}`, agent_type: 'researcher', hook_event_name: 'PermissionRequest',
