@@ -1,10 +1,10 @@
 """Claude Code's `PermissionRequest` hook: a prompt answered in VS Code, opt-in.
 
 `python -m teaminbox.hook run` is the hook's command. It reads the request from stdin,
-offers it to each running sidecar's socket (`<runtime dir>/sidecar-<pid>.sock`, 0600)
-until one claims it (a sidecar claims only a session whose team it watches), and waits
-up to `--wait` seconds for the person's answer. No sidecar, no answer, or any error: it
-prints nothing and exits 0, and Claude Code shows its own prompt as before.
+offers it to every running sidecar's socket (`<runtime dir>/sidecar-<pid>.sock`, 0600;
+a sidecar claims only a session whose team it watches: each window that shows the team
+asks), and waits up to `--wait` seconds for the first answer. No sidecar, no answer, or
+any error: it prints nothing and exits 0, and Claude Code shows its own prompt as before.
 
 `install` / `remove` / `status` edit one Claude settings file (the user's, or a project's
 `.claude/settings.local.json`): install adds one entry under `hooks.PermissionRequest`,
@@ -28,7 +28,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 MARK = "teaminbox.hook run"  # how an entry is known to be ours
@@ -106,45 +106,79 @@ def sockets(env: Mapping[str, str] = os.environ) -> list[str]:
 # --- the hook itself ------------------------------------------------------------------
 
 
-def _lines(sock: socket.socket) -> Iterator[bytes]:
-    buf = b""
-    while True:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            yield line
-        if len(buf) > MAX_LINE:
-            return
+def _offer(path: str, request: dict[str, Any], left: float) -> socket.socket | None:
+    """The request sent to one sidecar; its socket when that sidecar claims it."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(CONNECT_TIMEOUT)
+        s.connect(path)
+        s.settimeout(min(CLAIM_TIMEOUT, left))
+        s.sendall(json.dumps({"v": 1, "request": request, "wait": left}).encode() + b"\n")
+        buf = b""
+        while b"\n" not in buf and len(buf) < MAX_LINE:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        first = json.loads(buf.split(b"\n", 1)[0] or b"null")
+        if isinstance(first, dict) and first.get("claimed") is True:
+            return s
+    except (OSError, ValueError):
+        pass  # a stale socket, a slow one, a bad line: not this one
+    s.close()
+    return None
 
 
 def ask(request: dict[str, Any], wait: float, env: Mapping[str, str] = os.environ) -> Any:
-    """The decision of the first sidecar that claims the request, None when there is none."""
+    """The first decision of any sidecar that claims the request (every window that watches
+    the team shows it; the first answer wins, the others' prompts go when the hook closes
+    their connections); None when none claims it or none answers in time."""
+    import selectors
+
     deadline = time.monotonic() + wait
+    claimed: list[socket.socket] = []
     for path in sockets(env):
         left = deadline - time.monotonic()
         if left <= 0:
-            return None
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.settimeout(CONNECT_TIMEOUT)
-            s.connect(path)
-            s.settimeout(min(CLAIM_TIMEOUT, left))
-            s.sendall(json.dumps({"v": 1, "request": request, "wait": left}).encode() + b"\n")
-            lines = _lines(s)
-            first = json.loads(next(lines, b"null"))
-            if not isinstance(first, dict) or first.get("claimed") is not True:
-                continue
-            s.settimeout(max(0.01, deadline - time.monotonic()))
-            answer = json.loads(next(lines, b"null"))
-            return answer.get("decision") if isinstance(answer, dict) else None
-        except (OSError, ValueError):
-            continue  # a stale socket, a slow one, a bad line: the next one, or nothing
-        finally:
+            break
+        got = _offer(path, request, left)
+        if got is not None:
+            claimed.append(got)
+    sel = selectors.DefaultSelector()
+    bufs: dict[socket.socket, bytes] = {}
+    try:
+        for s in claimed:
+            s.setblocking(False)
+            sel.register(s, selectors.EVENT_READ)
+            bufs[s] = b""
+        while bufs:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            for key, _ in sel.select(left):
+                s = next(c for c in claimed if c.fileno() == key.fd)
+                try:
+                    chunk = s.recv(65536)
+                except OSError:
+                    chunk = b""
+                bufs[s] += chunk
+                if b"\n" in bufs[s]:
+                    try:
+                        answer = json.loads(bufs[s].split(b"\n", 1)[0])
+                    except ValueError:
+                        answer = None
+                    said = answer.get("decision") if isinstance(answer, dict) else None
+                    if said is not None:
+                        return said
+                    chunk = b""  # "no answer" from this one: it is out
+                if not chunk or len(bufs[s]) > MAX_LINE:
+                    sel.unregister(s)
+                    del bufs[s]
+        return None
+    finally:
+        sel.close()
+        for s in claimed:
             s.close()
-    return None
 
 
 def output(decision: Any) -> str | None:

@@ -264,3 +264,28 @@ async def test_a_dismissed_item_stays_dismissed_after_a_restart(
         assert error_code(err) == "invalid_params"
     finally:
         await stop_server(client)
+
+
+async def test_two_windows_both_ask_and_the_first_answer_wins(
+    tmp_path: Path, runtime: Path
+) -> None:
+    """Every sidecar that watches the team shows the request (two VS Code windows, say);
+    the first answer is what the hook prints, and the other window's prompt goes."""
+    make_home(tmp_path)
+    first = await start_server(tmp_path)
+    second = await start_server(tmp_path, historyPath=str(tmp_path / "history2.db"))
+    try:
+        proc = await hook(request(), 30)
+        [a] = await asked(first)
+        [b] = await asked(second)
+        assert a["detail"] == b["detail"] == "touch /w/x1"
+        await call(second, "teamInbox/answerPermission", {"id": b["id"], "behavior": "deny"})
+        assert decision(await printed(proc))["behavior"] == "deny"
+        for _ in range(100):
+            if not (await call(first, "teamInbox/permissionRequests", {}))["requests"]:
+                break
+            await asyncio.sleep(0.05)
+        assert (await call(first, "teamInbox/permissionRequests", {}))["requests"] == []
+    finally:
+        await stop_server(first)
+        await stop_server(second)
