@@ -19,6 +19,7 @@ import { createTasksView, TasksProvider } from './tasksView';
 import { TeamsMemo } from './teamsMemo';
 import { registerLmTools } from './lmTools';
 import { McpDefinitions, registerMcpDefinition } from './mcpDefinition';
+import { registerPermissions } from './permissions';
 
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
@@ -91,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   context.subscriptions.push(...registerLmTools(sidecar, cache, log));
   const { defs: mcp, disposables: mcpParts } = registerMcpDefinition(sidecar, context, log);
   context.subscriptions.push(...mcpParts);
+  context.subscriptions.push(...registerPermissions(sidecar, context.extensionPath, log));
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
   log.info(`workspace trusted: ${vscode.workspace.isTrusted}`);
   void announceIgnored(log).catch(e => log.warn(`Restricted Mode notice: ${e}`));
