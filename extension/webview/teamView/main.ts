@@ -166,7 +166,7 @@ function messageEl(v: ViewMessage): HTMLElement {
     h('span', { class: 'from', text: v.from }), h('span', { class: 'arrow', text: ' → ', 'aria-label': 'to' }), h('span', { class: 'to', text: v.to }),
     timeEl(v),
     delivery ? h('span', { class: `delivery delivery-${v.delivery}`, text: delivery }) : '',
-    h('span', { class: 'seen', text: v.seen ? 'seen by you' : 'new' }));
+    h('span', { class: 'seen', text: v.seen ? 'seen by you' : 'not seen yet' }));
   const art = h('article', { class: `msg kind-${v.kind}${colorClass(v.color)}`, tabindex: '0', 'data-key': v.key,
     'aria-label': `${v.from} to ${v.to}, ${v.exact}: ${v.preview}` }, head);
   if (v.card) {
@@ -284,16 +284,18 @@ function drawTasks(tasks: ViewTask[], note: string): void {
   const summary = tasksBox.querySelector('summary')!;
   summary.textContent = `Tasks (${tasks.length})`;
   if (!tasks.length) { tasksEl.replaceChildren(h('p', { class: 'note', text: note })); return; }
-  const statuses = [...TASK_STATUSES, ...new Set(tasks.map(t => t.status).filter(s => !(TASK_STATUSES as readonly string[]).includes(s)))];
+  const statuses = [...boardStatuses(), ...new Set(tasks.map(t => t.status).filter(s => !(TASK_STATUSES as readonly string[]).includes(s)))];
   tasksEl.replaceChildren(...statuses.map(s => {
     const col = tasks.filter(t => t.status === s);
     return h('section', { class: `column column-${s}`, 'aria-label': `${STATUS_LABEL[s] ?? s}: ${col.length}` },
       h('h2', { text: `${STATUS_LABEL[s] ?? s} (${col.length})` }), ...col.map(taskCard));
   }));
 }
+/** Claude Code's own schema has no `blocked` (PseudoClaude's has). */
+function boardStatuses(): string[] { return TASK_STATUSES.filter(s => s !== 'blocked' || team?.format !== 'claude'); }
 function taskCard(t: ViewTask): HTMLElement {
   const sel = h('select', { 'aria-label': `Status of #${t.id}`, 'data-task': t.id },
-    ...TASK_STATUSES.map(s => { const o = h('option', { value: s, text: STATUS_LABEL[s] }); if (s === t.status) o.selected = true; return o; }));
+    ...boardStatuses().map(s => { const o = h('option', { value: s, text: STATUS_LABEL[s] }); if (s === t.status) o.selected = true; return o; }));
   sel.disabled = t.archived || !!team?.ended;
   sel.addEventListener('change', () => post({ type: 'setTaskStatus', id: t.id, status: sel.value }));
   return h('div', { class: 'task-card', 'data-task': t.id },
