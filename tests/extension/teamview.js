@@ -186,7 +186,9 @@ test('UI: the team view: tree, thread, cards, hostile text inert, composer, broa
     await input.type('draft line 2');
     assert.equal(await input.inputValue(), 'draft line 1\ndraft line 2');
     await page.waitForTimeout(300);
-    await page.reload();
+    // VS Code's own reload (it saves the editors' and webviews' state as it shuts the window)
+    await palette(page, 'Developer: Reload Window');
+    await Promise.all([page.waitForNavigation({ timeout: 60000 }), page.keyboard.press('Enter')]);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     const g = await viewFrame(page, tv.id, 60000);
     await poll('the draft after the reload', async () => (await g.locator('textarea.input').inputValue()) === 'draft line 1\ndraft line 2', 20000);
@@ -196,7 +198,8 @@ test('UI: the team view: tree, thread, cards, hostile text inert, composer, broa
 
 test('UI: the team view from the palette and from a notification; an ended team is read-only', { timeout: 180000 }, () =>
   withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-2.png', async page => {
-    // the palette asks which team
+    // the palette asks which team (once the extension's contributions are in: its status item)
+    await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
     await palette(page, 'Team Inbox: Open Team View');
     await page.keyboard.press('Enter');
     await pickRow(page, 'tvend').waitFor({ timeout: 30000 });
