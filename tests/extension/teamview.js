@@ -37,7 +37,8 @@ const HOSTILE = () => [
   '[run it](command:workbench.action.terminal.new)',
 ].join('\n\n');
 
-let tv, tvnote, tvend;
+let tv, tvnote, tvend, tvlong;
+const LONG = 450; // more than two of the view's pages (200)
 function writeTeams() {
   tv = claudeTeam(HOME_DIR, 'tv', {
     'team-lead': [
@@ -58,7 +59,20 @@ function writeTeams() {
   task('1', { owner: 'researcher', blocks: ['2'] });
   task('2', { blockedBy: ['1'] });
   tvnote = claudeTeam(HOME_DIR, 'tvnote', { user: [{ from: 'team-lead', text: 'first', timestamp: iso(5 * MIN), read: true }] });
+  tvlong = claudeTeam(HOME_DIR, 'tvlong', { user: Array.from({ length: LONG }, (_, i) => (
+    { from: 'team-lead', text: `LONG-${String(i).padStart(4, '0')} an old message`, timestamp: iso((LONG - i) * 1000), read: true })) });
   tvend = claudeTeam(HOME_DIR, 'tvend', { user: [{ from: 'team-lead', text: 'ENDED-TEAM-MSG', timestamp: iso(5 * MIN), read: true }] });
+}
+
+/** The team picker after the palette's Enter: its rows (not the palette's), then `name`. */
+async function pickTeam(page, name) {
+  await poll('the team picker', async () => {
+    const rows = await page.locator('.quick-input-list .monaco-list-row').allTextContents();
+    return rows.length > 0 && !rows.some(r => r.includes('Open Team View'));
+  }, 30000);
+  await quickInput(page).fill(name);
+  await pickRow(page, name).waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
 }
 
 /** The webview frame that draws team `id` (each panel is an iframe inside an iframe). */
@@ -77,10 +91,21 @@ const resultTexts = f => f.evaluate(() => [...document.querySelectorAll('.result
 test('UI: the team view: tree, thread, cards, hostile text inert, composer, broadcast, board, reload', { timeout: 240000 }, () =>
   withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure.png', async page => {
     writeTeams();
-    await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
     const view = page.locator('[id="workbench.view.extension.teamInbox"]');
+    // the sidebar may already show the view (a click on its icon would close it)
+    await page.locator('.activitybar [aria-label^="Team Inbox"]').first().waitFor({ timeout: 30000 });
+    if (!(await view.isVisible())) await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click();
     const row = view.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: /^tv$/ }) }).first();
-    await row.waitFor({ timeout: 60000 });
+    // after the other test files the tree is long, and a list draws only the rows in view
+    await poll('the team row of tv', async () => {
+      if (await row.isVisible()) return true;
+      const header = view.locator('.pane-header', { hasText: /Inboxes/i });
+      await header.hover();
+      await view.locator('.action-label[aria-label^="Collapse All"]').first().click({ timeout: 2000 }).catch(() => undefined);
+      await view.locator('.monaco-list').first().hover();
+      await page.mouse.wheel(0, 400);
+      return false;
+    }, 60000);
     // from the team row's inline action
     await row.hover();
     await row.locator('.action-label[aria-label*="Open Team View"]').click();
@@ -202,9 +227,7 @@ test('UI: the team view from the palette and from a notification; an ended team 
     await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
     await palette(page, 'Team Inbox: Open Team View');
     await page.keyboard.press('Enter');
-    await pickRow(page, 'tvend').waitFor({ timeout: 30000 });
-    await quickInput(page).fill('tvend');
-    await page.keyboard.press('Enter');
+    await pickTeam(page, 'tvend');
     const f = await viewFrame(page, tvend.id);
     await poll('its message', async () => (await threadTexts(f)).some(t => t.includes('ENDED-TEAM-MSG')));
     assert.equal(await f.locator('.read-only').isHidden(), true);
@@ -231,4 +254,28 @@ test('UI: the team view from the palette and from a notification; an ended team 
     const n = await viewFrame(page, tvnote.id);
     await poll('the message, focused', async () => /NOTE-PING-1/.test(await n.locator('.msg.focused').textContent({ timeout: 1000 }).catch(() => '')), 20000);
     await shot(page, 'teamview-notification.png');
+  }));
+
+test('UI: the whole history by scrolling up, a page at a time from the sidecar', { timeout: 150000 }, () =>
+  withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-3.png', async page => {
+    await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
+    await palette(page, 'Team Inbox: Open Team View');
+    await page.keyboard.press('Enter');
+    await pickTeam(page, 'tvlong');
+    const f = await viewFrame(page, tvlong.id);
+    const count = () => f.locator('.thread .msg').count();
+    await poll('the first page', async () => (await count()) >= 200);
+    assert.equal(await count(), 200, 'one page first, not the whole history');
+    assert.match(await f.locator('.thread .msg').last().textContent(), new RegExp(`LONG-${String(LONG - 1).padStart(4, '0')}`), 'newest at the bottom');
+    for (let i = 0; i < 10 && (await count()) < LONG; i++) {
+      const before = await count();
+      await f.evaluate(() => { const t = document.querySelector('.thread'); t.scrollTop = 0; t.dispatchEvent(new Event('scroll')); });
+      await poll('an older page', async () => (await count()) > before, 20000);
+    }
+    assert.equal(await count(), LONG);
+    assert.match(await f.locator('.thread .msg').first().textContent(), /LONG-0000/, 'oldest at the top');
+    await poll('the beginning', async () => /beginning of the history/.test(await f.locator('.thread .older').textContent()));
+    const keys = await f.evaluate(() => [...document.querySelectorAll('.thread .msg')].map(e => e.textContent.match(/LONG-(\d{4})/)[1]));
+    assert.deepEqual(keys, Array.from({ length: LONG }, (_, i) => String(i).padStart(4, '0')), 'each once, in time order');
+    await shot(page, 'teamview-history.png');
   }));

@@ -55,7 +55,7 @@ const kindSel = h('select', { 'aria-label': 'Filter by kind' },
 const memberNote = h('span', { class: 'filter-note', 'aria-live': 'polite' });
 const toolbar = h('div', { class: 'toolbar' }, search, kindSel, memberNote);
 const thread = h('div', { class: 'thread', role: 'log', 'aria-label': 'Conversation', tabindex: '0' });
-const olderEl = h('div', { class: 'older', text: '' });
+const olderEl = h('button', { type: 'button', class: 'older', text: '' });
 const newBtn = h('button', { class: 'new-pill', hidden: '', 'aria-live': 'polite' });
 const recipients = h('div', { class: 'recipients', role: 'group', 'aria-label': 'Recipients' });
 const input = h('textarea', { class: 'input', rows: '3', 'aria-label': 'Message' });
@@ -254,12 +254,18 @@ function prependOlder(list: ViewMessage[]): void {
   thread.scrollTop = thread.scrollHeight - fromBottom; // stay on what the person reads
   drawOlder();
 }
-function drawOlder(): void { olderEl.textContent = hasOlder ? (loadingOlder ? 'Loading older messages…' : 'Scroll up for older messages') : 'The beginning of the history'; }
+function drawOlder(): void {
+  olderEl.textContent = hasOlder ? (loadingOlder ? 'Loading older messages…' : 'Older messages (scroll up or click)') : 'The beginning of the history';
+  olderEl.disabled = !hasOlder || loadingOlder;
+}
 
+function askOlder(): void { if (hasOlder && !loadingOlder) { loadingOlder = true; drawOlder(); post({ type: 'older' }); } }
 thread.addEventListener('scroll', () => {
   if (atBottom() && unseenNew) { unseenNew = 0; drawNew(); }
-  if (thread.scrollTop < 80 && hasOlder && !loadingOlder) { loadingOlder = true; drawOlder(); post({ type: 'older' }); }
+  if (thread.scrollTop < 80) askOlder();
 });
+// a filtered thread may be too short to scroll: the line at the top asks too
+olderEl.addEventListener('click', askOlder);
 
 // ---- filters ----
 function hiddenByFilter(v: ViewMessage): boolean {
