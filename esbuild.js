@@ -1,4 +1,5 @@
-// Bundles the extension (and vscode-languageclient) into dist/extension.js;
+// Bundles the extension (and vscode-languageclient) into dist/extension.js, the team view's
+// webview into dist/teamView.js and dist/teamView.css;
 // with --tests, bundles each unit test to dist-test/ for `node --test`.
 const esbuild = require('esbuild');
 const fs = require('fs');
@@ -28,6 +29,18 @@ async function main() {
     external: ['vscode'],
     minify: production,
     sourcemap: !production,
+    logLevel: 'warning',
+  });
+  // the team view's webview: its own bundle for the browser, script and styles (dist/teamView.*)
+  await esbuild.build({
+    entryPoints: [{ in: 'extension/webview/teamView/main.ts', out: 'teamView' }, { in: 'extension/webview/teamView/styles.css', out: 'teamView' }],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2020',
+    outdir: 'dist',
+    minify: production,
+    sourcemap: false,
     logLevel: 'warning',
   });
 }

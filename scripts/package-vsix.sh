@@ -47,7 +47,7 @@ text = re.sub(r"\[([^\]]+)\]\((?!https?:|#|mailto:)([^)]+)\)", r"\1 (`\2` in the
 open(sys.argv[1], "w", encoding="utf-8").write(text)' "$stage/CHANGELOG.md"
   for f in package.nls.json; do [ -f "$f" ] && cp "$f" "$stage"/; done
   mkdir -p "$stage/dist" "$stage/extension" "$stage/bundled"
-  cp dist/extension.js "$stage/dist/"
+  cp dist/extension.js dist/teamView.js dist/teamView.css "$stage/dist/"
   cp extension/README.md "$stage/extension/"
   for d in extension/media l10n; do [ -d "$d" ] && mkdir -p "$stage/$(dirname "$d")" && cp -r "$d" "$stage/$d"; done
   cp -r bundled/libs "$stage/bundled/libs"

@@ -17,6 +17,7 @@ import { MaintenanceCommands } from './commands/maintenance';
 import type { TreeNode } from './treeNodes';
 import { createTasksView, TasksProvider } from './tasksView';
 import { TeamsMemo } from './teamsMemo';
+import { registerTeamViews } from './teamView/teamPanel';
 import { registerLmTools } from './lmTools';
 import { McpDefinitions, registerMcpDefinition } from './mcpDefinition';
 import { registerPermissions } from './permissions';
@@ -80,9 +81,10 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const messages = new MessageCommands(services);
   const teams = new TeamCommands(services);
   const maintenance = new MaintenanceCommands(services);
+  const teamViews = registerTeamViews(context, { cache, sidecar, log });
   const notifier = new Notifier(sidecar, cache, {
     reply: m => messages.reply({ message: m }),
-    open: m => messages.open(m),
+    open: m => teamViews.views.openMessage(m),
     markRead: ms => marks.markMessages(ms),
     focusView: () => teams.focus(),
     flash: text => status.flash(text),
@@ -97,7 +99,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   log.info(`workspace trusted: ${vscode.workspace.isTrusted}`);
   void announceIgnored(log).catch(e => log.warn(`Restricted Mode notice: ${e}`));
   context.subscriptions.push(
-    log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts,
+    log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts, ...teamViews.disposables,
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
     ...messages.register(), ...teams.register(), ...maintenance.register(),
     // only when what the sidecar runs with changes: a Restricted Mode workspace editing an ignored

@@ -67,6 +67,8 @@ def check(path: pathlib.Path) -> list[str]:
         "extension/LICENSE.txt",
         "extension/package.json",
         "extension/dist/extension.js",
+        "extension/dist/teamView.js",
+        "extension/dist/teamView.css",
     ):
         if need not in names:
             errors.append(f"missing {need}")

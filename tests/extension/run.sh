@@ -45,6 +45,14 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 # ...in a venv of its own: no site-packages, so no orjson from the machine either. Only the
 # universal .vsix's bundled/libs (no orjson inside) are on the path: the sidecar runs on its stand-in.
 "$PY" -m venv --without-pip "$WORK/py" && PY="$WORK/py/bin/python"
+# TI_ONLY=teamview: only the team view's UI test (teamview.js)
+if [ "${TI_ONLY:-}" = teamview ]; then
+  node "$HERE/fixtures.js" "$WORK/home"
+  ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
+  CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+    node --test --test-reporter=tap "$HERE/teamview.js"
+  exit
+fi
 # TI_ONLY=trust: only the Workspace Trust test (trust.js) below; TI_ONLY=lm: only lm.js
 if [ "${TI_ONLY:-}" != trust ] && [ "${TI_ONLY:-}" != lm ]; then
 node "$HERE/fixtures.js" "$WORK/home"
@@ -64,6 +72,9 @@ if [ -f "$HERE/firsthour.js" ]; then
   CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
     node --test --test-reporter=tap "$HERE/firsthour.js"
 fi
+# the team view (teamview.js: its own teams beside the fixture's)
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+  node --test --test-reporter=tap "$HERE/teamview.js" || E2E_RC=$?
 # the Python extension's interpreter (pythonext.js): a code-server of its own, with no
 # teamInbox.python and a stand-in for the Python extension installed beside ours
 kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true

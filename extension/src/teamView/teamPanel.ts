@@ -1,0 +1,274 @@
+// The team view: one webview panel per team in the editor area (the host side). It opens from a
+// team's row, a notification's Open and the palette (`teamInbox.openTeam`), survives a reload
+// (WebviewPanelSerializer) and follows the cache's didChange deltas: it posts only the messages
+// that changed, and fetches only older pages the person scrolls up to.
+import * as vscode from 'vscode';
+import * as crypto from 'crypto';
+import type { MessageCache, CacheChange } from '../messageCache';
+import type { SidecarClient } from '../sidecarClient';
+import { Message, Methods, Team } from '../protocol';
+import { CONVERSATION_LIMIT, convKey } from '../conversation';
+import { errorText } from '../render';
+import { pickTeam } from '../commands/pickers';
+import { TeamNode } from '../treeNodes';
+import { tasksNote, viewMessage, viewTask, viewTeam } from './viewModel';
+import { recipientResult } from './recipientResult';
+import { HostToView, isWebLink, RecipientResult, TASK_STATUSES, ViewMessage, ViewState, ViewToHost } from './viewProtocol';
+
+export const TEAM_VIEW_TYPE = 'teamInbox.teamView';
+/** Older messages fetched per scroll to the top. */
+export const OLDER_PAGE = 200;
+
+export interface TeamViewDeps { cache: MessageCache; sidecar: SidecarClient; log: vscode.LogOutputChannel }
+
+/** What the command takes: a team row, an id or name, options from tests, or nothing (asks). */
+export type OpenTeamArg = TeamNode | { team: string; focus?: string } | string | undefined;
+
+class TeamPanel implements vscode.Disposable {
+  private readonly subs: vscode.Disposable[] = [];
+  /** What the webview holds: key -> JSON of the view message (to post only what changed). */
+  private sent = new Map<string, string>();
+  private teamJson = '';
+  /** Conversation entries fetched so far, newest first (the offset of the next older page). */
+  private loaded = 0;
+  private loadingOlder = false;
+  private ready = false;
+  private pendingFocus = '';
+
+  constructor(readonly panel: vscode.WebviewPanel, readonly teamId: string, private readonly d: TeamViewDeps, private readonly onGone: () => void) {
+    panel.webview.options = webviewOptions();
+    panel.webview.html = html(panel.webview, vscode.Uri.joinPath(TeamViews.extensionUri, 'dist'), teamId);
+    this.subs.push(
+      panel.webview.onDidReceiveMessage((m: ViewToHost) => { void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`)); }),
+      d.cache.onDidChange(c => this.onCache(c)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  focus(key: string): void {
+    if (this.ready) this.post({ type: 'focus', key });
+    else this.pendingFocus = key;
+  }
+
+  private post(m: HostToView): void { void this.panel.webview.postMessage(m); }
+
+  private team(): Team | undefined { return this.d.cache.team(this.teamId); }
+
+  private async receive(m: ViewToHost): Promise<void> {
+    switch (m.type) {
+      case 'ready': return this.init();
+      case 'older': return this.older();
+      case 'send': return this.send(m.to, m.text);
+      case 'setTaskStatus': return this.setTaskStatus(m.id, m.status);
+      case 'openLink':
+        // only a web link leaves the view: never command:, file: or anything else an agent wrote
+        if (isWebLink(m.url)) await vscode.env.openExternal(vscode.Uri.parse(m.url.trim(), true));
+        return;
+    }
+  }
+
+  /** (Re)loads the webview's whole state: its first load, or after it was hidden and shown again. */
+  private async init(): Promise<void> {
+    this.ready = false;
+    await this.d.cache.loadTeams();
+    const team = this.team();
+    if (!team) { this.panel.webview.html = gone(this.teamId); return; }
+    this.panel.title = `Team: ${team.name}`;
+    const [list, tasks] = await Promise.all([
+      this.d.cache.loadConversation(team.id),
+      this.d.cache.loadTasks(team.id).catch(e => { this.d.log.warn(`team view tasks: ${errorText(e).text}`); return []; }),
+    ]);
+    this.sent = new Map();
+    const messages = list.map(m => this.remember(viewMessage(m, team)));
+    this.loaded = list.length;
+    const vt = viewTeam(team, tasks);
+    this.teamJson = JSON.stringify(vt);
+    this.post({ type: 'init', team: vt, messages, hasOlder: list.length >= CONVERSATION_LIMIT, tasks: tasks.map(viewTask), tasksNote: tasksNote(team, tasks), focus: this.pendingFocus });
+    this.pendingFocus = '';
+    this.ready = true;
+  }
+
+  private remember(v: ViewMessage): ViewMessage { this.sent.set(v.key, JSON.stringify(v)); return v; }
+
+  private onCache(c: CacheChange): void {
+    if (!this.ready) return;
+    const team = this.team();
+    if (c.kind === 'teams') { if (team) this.postTeam(team); return; }
+    if (!team || ('team' in c && c.team !== team.id)) return;
+    if (c.kind === 'conversation') this.postDelta(team, this.d.cache.conversation(team.id) ?? []);
+    else if (c.kind === 'tasks') {
+      const tasks = this.d.cache.tasks(team.id) ?? [];
+      this.post({ type: 'tasks', tasks: tasks.map(viewTask), tasksNote: tasksNote(team, tasks) });
+      this.postTeam(team);
+    } else if (c.kind === 'members' || (c.kind === 'inbox' && c.teamRow)) this.postTeam(team);
+  }
+
+  private postTeam(team: Team): void {
+    const vt = viewTeam(team, this.d.cache.tasks(team.id) ?? []);
+    const json = JSON.stringify(vt);
+    if (json === this.teamJson) return;
+    this.teamJson = json;
+    this.post({ type: 'team', team: vt });
+  }
+
+  /** Posts the messages of the cached conversation that are new or changed since last posted. */
+  private postDelta(team: Team, list: readonly Message[]): void {
+    const changed: ViewMessage[] = [];
+    for (const m of list) {
+      const prev = this.sent.get(convKey(m));
+      const v = viewMessage(m, team);
+      const json = JSON.stringify(v);
+      if (prev === json) continue;
+      if (prev === undefined) this.loaded++;
+      this.sent.set(v.key, json);
+      changed.push(v);
+    }
+    if (changed.length) this.post({ type: 'upsert', messages: changed });
+  }
+
+  /** The next page of the history, older than what the view holds. */
+  private async older(): Promise<void> {
+    const team = this.team();
+    if (!team || this.loadingOlder) return;
+    this.loadingOlder = true;
+    try {
+      const r = await this.d.sidecar.request(Methods.conversation, { team: team.id, offset: this.loaded, limit: OLDER_PAGE });
+      this.loaded += r.messages.length;
+      // new messages since shift the offsets: an overlap comes back, dropped here by key
+      const fresh = r.messages.filter(m => !this.sent.has(convKey(m))).map(m => this.remember(viewMessage(m, team)));
+      this.post({ type: 'older', messages: fresh, hasOlder: r.messages.length >= OLDER_PAGE });
+    } finally {
+      this.loadingOlder = false;
+    }
+  }
+
+  private async send(to: readonly string[], text: string): Promise<void> {
+    const team = this.team();
+    if (!team || !text.trim()) return;
+    if (team.ended) { this.post({ type: 'sent', ok: false, results: [{ recipient: '', ok: false, text: 'This team has ended: its history is read-only.' }] }); return; }
+    const targets = to.includes('*') ? ['*'] : to.length ? [...to] : [viewTeam(team).defaultTo];
+    const results: RecipientResult[] = [];
+    for (const recipient of targets) {
+      try {
+        const r = await this.d.sidecar.request(Methods.send, { team: team.id, to: recipient, text });
+        results.push(...r.results.map(recipientResult));
+        if (!r.results.length) results.push({ recipient, ok: false, text: 'Nobody to send to: the team has no other members.' });
+      } catch (e) {
+        results.push({ recipient, ok: false, text: `${recipient === '*' ? 'everyone' : recipient}: ${errorText(e).text}` });
+      }
+    }
+    this.d.log.info(`team view send ${team.id}: ${results.map(r => r.text).join('; ')}`);
+    this.post({ type: 'sent', results, ok: results.every(r => r.ok) });
+  }
+
+  private async setTaskStatus(id: string, status: string): Promise<void> {
+    const team = this.team();
+    if (!team || !(TASK_STATUSES as readonly string[]).includes(status)) return;
+    try {
+      const r = await this.d.sidecar.request(Methods.setTaskStatus, { team: team.id, id, status });
+      this.post({ type: 'taskSet', ok: true, text: `#${r.task.id} is ${r.task.status.replace('_', ' ')}` });
+    } catch (e) {
+      this.post({ type: 'taskSet', ok: false, text: `#${id}: ${errorText(e).text}` });
+    }
+  }
+
+  dispose(): void {
+    this.subs.splice(0).forEach(s => s.dispose());
+    this.onGone();
+  }
+}
+
+function webviewOptions(): vscode.WebviewOptions {
+  return { enableScripts: true, enableCommandUris: false, localResourceRoots: [vscode.Uri.joinPath(TeamViews.extensionUri, 'dist')] };
+}
+
+const esc = (s: string) => s.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+
+function html(webview: vscode.Webview, dist: vscode.Uri, teamId: string): string {
+  const nonce = crypto.randomBytes(16).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'teamView.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'teamView.css'));
+  // nothing inline, no remote image, no frame, no form target: only our own files run
+  const csp = [`default-src 'none'`, `img-src ${webview.cspSource}`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`, `connect-src 'none'`, `form-action 'none'`, `frame-src 'none'`, `base-uri 'none'`].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Team view</title></head>
+<body data-team="${esc(teamId)}"><div id="app" role="application" aria-label="Team view"></div>
+<script nonce="${nonce}" src="${script}"></script></body></html>`;
+}
+
+function gone(teamId: string): string {
+  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head><body><p>No team ${esc(teamId)} any more: it was forgotten, or its folder and history are gone.</p></body></html>`;
+}
+
+/** The panels, one per team; the command and the serializer. */
+export class TeamViews implements vscode.Disposable {
+  static extensionUri: vscode.Uri;
+  private readonly panels = new Map<string, TeamPanel>();
+
+  constructor(extensionUri: vscode.Uri, private readonly d: TeamViewDeps) { TeamViews.extensionUri = extensionUri; }
+
+  /** Opens (or reveals) a team's view; `focus`: a message's key (inbox/id) to scroll to. */
+  open(teamIdOrName: string, focus = ''): TeamPanel | undefined {
+    const team = this.d.cache.team(teamIdOrName);
+    const id = team?.id ?? teamIdOrName;
+    let p = this.panels.get(id);
+    if (p) p.panel.reveal();
+    else {
+      const panel = vscode.window.createWebviewPanel(TEAM_VIEW_TYPE, `Team: ${team?.name ?? id}`, vscode.ViewColumn.Active, webviewOptions());
+      p = this.attach(panel, id);
+    }
+    if (focus) p.focus(focus);
+    return p;
+  }
+
+  /** A notification's Open: the message's team view, scrolled to it. */
+  openMessage(m: Pick<Message, 'team' | 'inbox' | 'id'>): Promise<unknown> {
+    this.open(m.team, convKey(m));
+    return Promise.resolve();
+  }
+
+  private attach(panel: vscode.WebviewPanel, id: string): TeamPanel {
+    const p: TeamPanel = new TeamPanel(panel, id, this.d, () => { if (this.panels.get(id) === p) this.panels.delete(id); });
+    this.panels.set(id, p);
+    return p;
+  }
+
+  register(): vscode.Disposable[] {
+    return [
+      this,
+      vscode.commands.registerCommand('teamInbox.openTeam', async (arg?: OpenTeamArg) => {
+        let team: string | undefined;
+        let focus = '';
+        if (arg instanceof TeamNode) team = arg.teamId;
+        else if (typeof arg === 'string') team = arg;
+        else if (arg && typeof arg === 'object' && typeof arg.team === 'string') { team = arg.team; focus = arg.focus ?? ''; }
+        else team = (await pickTeam(this.d.cache, 'Open the team view of'))?.id;
+        if (!team) return undefined;
+        this.open(team, focus);
+        return team;
+      }),
+      vscode.window.registerWebviewPanelSerializer(TEAM_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
+          const team = (state as Partial<ViewState> | undefined)?.team;
+          if (typeof team !== 'string' || !team) { panel.dispose(); return; }
+          const old = this.panels.get(team);
+          if (old) { panel.dispose(); old.panel.reveal(); return; }
+          this.attach(panel, team);
+        },
+      }),
+    ];
+  }
+
+  dispose(): void { [...this.panels.values()].forEach(p => p.panel.dispose()); }
+}
+
+/** activate()'s one line: the team views, their command and serializer. */
+export function registerTeamViews(context: vscode.ExtensionContext, d: TeamViewDeps): { views: TeamViews; disposables: vscode.Disposable[] } {
+  const views = new TeamViews(context.extensionUri, d);
+  return { views, disposables: views.register() };
+}

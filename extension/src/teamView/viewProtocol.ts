@@ -1,0 +1,114 @@
+// The messages between the team view's host (teamPanel.ts) and its webview (extension/webview/
+// teamView/main.ts), typed on both sides. No vscode import: the webview bundle imports it too.
+// Everything an agent wrote travels as plain strings; the webview renders them inert.
+
+/** One member as the view shows it (viewModel.ts builds it from the sidecar's Member). */
+export interface ViewMember {
+  name: string;
+  inbox: string;
+  color: string | null;
+  lead: boolean;
+  you: boolean;
+  /** working | idle | waiting | stalled | gone, or '' when unknown */
+  state: string;
+  /** why it is so (the state's detail) */
+  why: string;
+  task: string;
+  /** epoch ms of its last activity, else null */
+  lastActive: number | null;
+  lastWords: string;
+  tokens: number | null;
+  /** USD, an estimate */
+  cost: number | null;
+  left: boolean;
+}
+
+export interface ViewTeam {
+  id: string;
+  name: string;
+  format: string;
+  /** "Claude Code" / "PseudoClaude" / "file bus" */
+  formatLabel: string;
+  project: string;
+  ended: boolean;
+  leadAlive: boolean | null;
+  tokens: number | null;
+  cost: number | null;
+  members: ViewMember[];
+  /** who an empty recipient list addresses: the lead's name, or '*' where you are the lead */
+  defaultTo: string;
+}
+
+/** A frame as a compact card: a title, its fields, and a longer text (a plan, a result). */
+export interface FrameCard {
+  type: string;
+  title: string;
+  fields: Array<[string, string]>;
+  body: string;
+  /** a request's state where the thread answers it: approved, rejected, pending */
+  state: string;
+}
+
+export interface ViewMessage {
+  /** inbox/id: unique in the team */
+  key: string;
+  from: string;
+  to: string;
+  color: string | null;
+  /** epoch ms (0 when the timestamp does not parse) */
+  time: number;
+  exact: string;
+  /** waiting | delivered | read | '' */
+  delivery: string;
+  seen: boolean;
+  /** the sender's member name and the recipient's, for the member filter */
+  members: string[];
+  /** message | frame */
+  kind: 'message' | 'frame';
+  /** markdown source (rendered inert in the webview); empty for frames */
+  text: string;
+  /** the one-line description (render.ts) */
+  preview: string;
+  card: FrameCard | null;
+}
+
+export interface ViewTask {
+  id: string;
+  subject: string;
+  status: string;
+  owner: string;
+  blockedBy: string[];
+  blocks: string[];
+  activeForm: string;
+  archived: boolean;
+}
+
+export interface RecipientResult { recipient: string; ok: boolean; text: string }
+
+/** What the webview keeps with vscode.setState (survives hide and reload). */
+export interface ViewState { team: string; draft: string; to: string[]; member: string; kind: string; query: string }
+
+export type HostToView =
+  | { type: 'init'; team: ViewTeam; messages: ViewMessage[]; hasOlder: boolean; tasks: ViewTask[]; tasksNote: string; focus: string }
+  | { type: 'team'; team: ViewTeam }
+  /** new or changed messages (a didChange): upserted by key */
+  | { type: 'upsert'; messages: ViewMessage[] }
+  | { type: 'older'; messages: ViewMessage[]; hasOlder: boolean }
+  | { type: 'tasks'; tasks: ViewTask[]; tasksNote: string }
+  | { type: 'sent'; results: RecipientResult[]; ok: boolean }
+  | { type: 'taskSet'; ok: boolean; text: string }
+  | { type: 'focus'; key: string };
+
+export type ViewToHost =
+  | { type: 'ready' }
+  | { type: 'send'; to: string[]; text: string }
+  | { type: 'older' }
+  | { type: 'setTaskStatus'; id: string; status: string }
+  | { type: 'openLink'; url: string };
+
+export const TASK_STATUSES = ['pending', 'in_progress', 'blocked', 'completed'] as const;
+
+/** Only http(s) links leave the view, opened by the host after this same check. */
+export function isWebLink(url: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(url.trim());
+}

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderMarkdown } from '../webview/teamView/markdown';
+import { frameCard, tasksNote, viewMessage, viewTeam } from '../src/teamView/viewModel';
+import { recipientResult } from '../src/teamView/recipientResult';
+import { isWebLink } from '../src/teamView/viewProtocol';
+import { member, msg, sent, team } from './fixtures';
+
+test('markdown: no HTML, no script, no image, no command: or javascript: link', () => {
+  const out = renderMarkdown([
+    '<script>alert(1)</script>', '<img src=x onerror=alert(2)>', '![pixel](http://127.0.0.1:9/p.png)',
+    '[run](command:workbench.action.terminal.new)', '[js](javascript:alert(3))', '[web](https://example.com/a)', '**bold**',
+  ].join('\n\n'));
+  assert.doesNotMatch(out, /<script|<img|<[^>]*\son\w+=|<[^>]*\s(src|href)=/i); // only escaped text, never a tag
+  assert.match(out, /&lt;script&gt;/);
+  assert.match(out, /\[image: pixel\]/);
+  assert.doesNotMatch(out, /data-href="command:|data-href="javascript:/);
+  assert.match(out, /data-href="https:\/\/example.com\/a"/);
+  assert.match(out, /<strong>bold<\/strong>/);
+});
+
+test('isWebLink: http(s) only', () => {
+  assert.ok(isWebLink('https://example.com'));
+  for (const u of ['command:x', 'file:///etc/passwd', 'javascript:1', 'vscode://x', 'http://a b']) assert.equal(isWebLink(u), false, u);
+});
+
+test('viewTeam: the lead is the default recipient; where you are the lead, everyone', () => {
+  assert.equal(viewTeam(team()).defaultTo, 'team-lead');
+  const pc = team({ format: 'pseudoclaude', members: [member({ name: 'lead', inbox: 'lead-b', lead: true, owned: true }), member({ name: 'coder' })] });
+  assert.equal(viewTeam(pc).defaultTo, '*');
+  assert.equal(viewTeam(pc).formatLabel, 'PseudoClaude');
+});
+
+test('frames become cards with their fields; plain messages carry their text', () => {
+  const plan = msg({ structured: { type: 'plan_approval_request', planFilePath: 'plan.md', planContent: '# Plan\n1. fix', requestId: 'r1' } });
+  const c = frameCard(plan)!;
+  assert.equal(c.type, 'plan_approval_request');
+  assert.equal(c.state, 'pending');
+  assert.match(c.body, /# Plan/);
+  assert.deepEqual(c.fields.find(f => f[0] === 'request'), ['request', 'r1']);
+  const idle = frameCard(msg({ structured: { type: 'idle_notification', idleReason: 'available', result: 'All 48 tests pass' } }))!;
+  assert.equal(idle.body, 'All 48 tests pass');
+  const v = viewMessage(msg(), team());
+  assert.equal(v.kind, 'message');
+  assert.equal(v.card, null);
+  assert.equal(v.key, 'user/m1');
+  assert.deepEqual(v.members, ['researcher', 'user']);
+});
+
+test('an empty Claude Code board says the task tools may be off', () => {
+  assert.match(tasksNote(team(), []), /CLAUDE_CODE_ENABLE_TODO_TOOLS=1/);
+});
+
+test('each recipient result in words, the note kept', () => {
+  assert.equal(recipientResult(sent({ recipient: 'bob', note: 'PseudoClaude delivers it when the lead resumes bob' })).text, 'bob: PseudoClaude delivers it when the lead resumes bob');
+  assert.equal(recipientResult(sent({ recipient: 'bob', ok: false, error: 'no such member' })).text, 'bob: not delivered (no such member)');
+});

@@ -1,0 +1,281 @@
+// The team view (issue 21 section 1) in real VS Code (code-server), driven through chromium.
+// Its own teams (tv, tvnote, tvend) beside the fixture's: opened from the tree, the palette and a
+// notification; the thread in time order with frames as cards; a send from the composer (written
+// under the peer's lock, by the sidecar) and a broadcast's per-recipient results; a task's status
+// set on the board; an ended team read-only; a teammate's hostile message inert (a local server
+// counts the connections a remote image would make: none). Screenshots go to ARTIFACTS.
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+const { claudeTeam, iso } = require('./fixtures');
+const { appendClaude, readInbox } = require('./inboxWrite');
+const { HOME_DIR, useChromium, poll, shot, withWorkbench, quickInput, pickRow, palette } = require('./workbench');
+
+useChromium();
+const MIN = 60_000;
+const frame = obj => JSON.stringify(obj);
+
+// the "remote" image host: any connection to it is a leak
+let connections = 0;
+const pixel = http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'image/png' }); res.end(); });
+pixel.on('connection', () => { connections++; });
+let PIXEL = '';
+before(async () => {
+  await new Promise(r => pixel.listen(0, '127.0.0.1', r));
+  PIXEL = `http://127.0.0.1:${pixel.address().port}`;
+});
+after(() => new Promise(r => pixel.close(r)));
+
+const HOSTILE = () => [
+  'HOSTILE-1 a teammate writes:',
+  '<script>window.__pwned = 1; document.title = "PWNED"</script>',
+  '<img src=x onerror="window.__pwned2 = 1">',
+  `![tracker](${PIXEL}/pixel.png)`,
+  `<img src="${PIXEL}/raw.png">`,
+  '[run it](command:workbench.action.terminal.new)',
+].join('\n\n');
+
+let tv, tvnote, tvend, tvlong;
+const LONG = 450; // more than two of the view's pages (200)
+function writeTeams() {
+  tv = claudeTeam(HOME_DIR, 'tv', {
+    'team-lead': [
+      { from: 'researcher', text: frame({ type: 'idle_notification', from: 'researcher', timestamp: iso(50 * MIN), idleReason: 'available', result: 'IDLE-RESULT-1 all tests pass' }), timestamp: iso(50 * MIN), color: 'blue', read: true },
+      { from: 'researcher', text: frame({ type: 'plan_approval_request', from: 'researcher', timestamp: iso(30 * MIN), planFilePath: 'plan.md', planContent: '# PLAN-BODY-1\n1. fix the check', requestId: 'plan-1' }), timestamp: iso(30 * MIN), color: 'blue', read: true },
+    ],
+    researcher: [
+      { from: 'team-lead', text: frame({ type: 'task_assignment', taskId: '1', subject: 'TASK-SUBJ-1', description: 'Invert the check', assignedBy: 'team-lead', timestamp: iso(40 * MIN) }), timestamp: iso(40 * MIN), read: true },
+    ],
+    user: [
+      { from: 'researcher', text: HOSTILE(), summary: 'hostile', timestamp: iso(20 * MIN), color: 'blue', read: true },
+      { from: 'team-lead', text: 'LEAD-SAYS-1 **done** soon', timestamp: iso(10 * MIN), read: true },
+    ],
+  });
+  const tasks = path.join(HOME_DIR, '.claude', 'tasks', 'tv');
+  fs.mkdirSync(tasks, { recursive: true });
+  const task = (id, over) => fs.writeFileSync(path.join(tasks, `${id}.json`), JSON.stringify({ id, subject: `TASK-SUBJ-${id}`, description: '', status: 'pending', blocks: [], blockedBy: [], ...over }, null, 2));
+  task('1', { owner: 'researcher', blocks: ['2'] });
+  task('2', { blockedBy: ['1'] });
+  tvnote = claudeTeam(HOME_DIR, 'tvnote', { user: [{ from: 'team-lead', text: 'first', timestamp: iso(5 * MIN), read: true }] });
+  tvlong = claudeTeam(HOME_DIR, 'tvlong', { user: Array.from({ length: LONG }, (_, i) => (
+    { from: 'team-lead', text: `LONG-${String(i).padStart(4, '0')} an old message`, timestamp: iso((LONG - i) * 1000), read: true })) });
+  tvend = claudeTeam(HOME_DIR, 'tvend', { user: [{ from: 'team-lead', text: 'ENDED-TEAM-MSG', timestamp: iso(5 * MIN), read: true }] });
+}
+
+/** The team picker after the palette's Enter: its rows (not the palette's), then `name`. */
+async function pickTeam(page, name) {
+  await poll('the team picker', async () => {
+    const rows = await page.locator('.quick-input-list .monaco-list-row').allTextContents();
+    return rows.length > 0 && !rows.some(r => r.includes('Open Team View'));
+  }, 30000);
+  await quickInput(page).fill(name);
+  await pickRow(page, name).waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The webview frame that draws team `id` (each panel is an iframe inside an iframe). */
+function viewFrame(page, id, timeout = 30000) {
+  return poll(`the team view of ${id}`, async () => {
+    for (const f of page.frames()) {
+      const ok = await f.evaluate(t => document.body?.dataset?.team === t && !!document.querySelector('.team-header h1')?.textContent, id).catch(() => false);
+      if (ok) return f;
+    }
+    return undefined;
+  }, timeout);
+}
+const threadTexts = f => f.evaluate(() => [...document.querySelectorAll('.thread .msg')].filter(e => !e.hidden).map(e => e.textContent));
+const resultTexts = f => f.evaluate(() => [...document.querySelectorAll('.results li')].map(e => e.textContent));
+
+test('UI: the team view: tree, thread, cards, hostile text inert, composer, broadcast, board, reload', { timeout: 240000 }, () =>
+  withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure.png', async page => {
+    writeTeams();
+    const view = page.locator('[id="workbench.view.extension.teamInbox"]');
+    // the sidebar may already show the view (a click on its icon would close it)
+    await page.locator('.activitybar [aria-label^="Team Inbox"]').first().waitFor({ timeout: 30000 });
+    if (!(await view.isVisible())) await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click();
+    const row = view.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: /^tv$/ }) }).first();
+    // after the other test files the tree is long, and a list draws only the rows in view
+    await poll('the team row of tv', async () => {
+      if (await row.isVisible()) return true;
+      const header = view.locator('.pane-header', { hasText: /Inboxes/i });
+      await header.hover();
+      await view.locator('.action-label[aria-label^="Collapse All"]').first().click({ timeout: 2000 }).catch(() => undefined);
+      await view.locator('.monaco-list').first().hover();
+      await page.mouse.wheel(0, 400);
+      return false;
+    }, 60000);
+    // from the team row's inline action
+    await row.hover();
+    await row.locator('.action-label[aria-label*="Open Team View"]').click();
+    const f = await viewFrame(page, tv.id);
+    await poll('the thread', async () => (await threadTexts(f)).some(t => t.includes('LEAD-SAYS-1')));
+    assert.equal(await f.locator('.team-header h1').textContent(), 'tv');
+    assert.match(await f.locator('.team-header .facts').textContent(), /live · .*Claude Code/);
+
+    // the thread, oldest at the top; frames as cards with their fields
+    const texts = await threadTexts(f);
+    const at = marker => texts.findIndex(t => t.includes(marker));
+    const marks = ['IDLE-RESULT-1', 'TASK-SUBJ-1', 'PLAN-BODY-1', 'HOSTILE-1', 'LEAD-SAYS-1'].map(at);
+    assert.ok(marks.every(i => i >= 0), `every message in the thread: ${marks}`);
+    assert.deepEqual([...marks].sort((a, b) => a - b), marks, 'in time order');
+    assert.equal(await f.locator('.card-idle_notification').count(), 1);
+    assert.match(await f.locator('.card-idle_notification').textContent(), /IDLE-RESULT-1/);
+    assert.match(await f.locator('.card-task_assignment').textContent(), /task1subjectTASK-SUBJ-1assigned byteam-lead/);
+    assert.match(await f.locator('.card-plan_approval_request .card-state').textContent(), /pending/);
+    assert.match(await f.locator('.msg', { hasText: 'LEAD-SAYS-1' }).locator('strong').textContent(), /done/, 'markdown rendered');
+    const times = await f.evaluate(() => [...document.querySelectorAll('.thread .msg time')].map(t => [t.textContent, t.getAttribute('title')]));
+    assert.ok(times.every(([rel, exact]) => rel && /^\d{4}-\d\d-\d\d \d\d:\d\d$/.test(exact)), 'relative time, exact on hover');
+    await shot(page, 'teamview-thread.png');
+
+    // a teammate's hostile text: no script ran, no image, no link that runs anything, no connection
+    const hostile = f.locator('.msg', { hasText: 'HOSTILE-1' });
+    const probe = await f.evaluate(() => ({
+      pwned: window.__pwned ?? null, pwned2: window.__pwned2 ?? null, title: document.title,
+      imgs: document.querySelectorAll('img').length, scripts: document.querySelectorAll('.thread script').length,
+      hrefs: document.querySelectorAll('.thread a[href]').length, handlers: document.querySelectorAll('.thread [onerror]').length,
+    }));
+    assert.notEqual(probe.title, 'PWNED');
+    assert.deepEqual({ ...probe, title: undefined }, { pwned: null, pwned2: null, title: undefined, imgs: 0, scripts: 0, hrefs: 0, handlers: 0 });
+    const hostileText = await hostile.textContent();
+    assert.match(hostileText, /<script>window.__pwned = 1/, 'the script shows as text');
+    assert.match(hostileText, /\[image: tracker\]/, 'the image as its alt text');
+    assert.match(hostileText, /\[run it\]\(command:workbench.action.terminal.new\)/, 'the command link as text');
+    // a bare web address may be a link (the host opens only http(s)); nothing else is
+    assert.equal(await hostile.locator('a:not([data-href^="http://"]):not([data-href^="https://"])').count(), 0, 'no link but a web one');
+    assert.equal(await hostile.locator('a', { hasText: 'run it' }).count(), 0, 'the command: link is text');
+    await hostile.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(1500);
+    assert.equal(connections, 0, 'no connection to the image host');
+    await shot(page, 'teamview-hostile.png');
+
+    // the composer: nobody chosen addresses the lead; the sidecar writes under Claude Code's lock
+    const lead = path.join(tv.dir, 'inboxes', 'team-lead.json');
+    const input = f.locator('textarea.input');
+    assert.match(await input.getAttribute('placeholder'), /Message to team-lead/);
+    fs.mkdirSync(lead + '.lock'); // a teammate holds the inbox (proper-lockfile: a directory)
+    let released = false;
+    try {
+      await input.fill('COMPOSED-1 from the team view');
+      await input.press('Enter');
+      await page.waitForTimeout(1200);
+      assert.ok(!readInbox(lead).some(m => typeof m.text === 'string' && m.text.startsWith('COMPOSED-1')), 'nothing written while the peer holds the lock');
+    } finally { fs.rmSync(lead + '.lock', { recursive: true, force: true }); released = true; }
+    assert.ok(released);
+    const sent = await poll('COMPOSED-1 in team-lead.json', () => readInbox(lead).find(m => typeof m.text === 'string' && m.text.startsWith('COMPOSED-1')), 20000);
+    assert.equal(sent.from, 'user');
+    await poll('COMPOSED-1 in the thread', async () => (await threadTexts(f)).some(t => t.includes('COMPOSED-1')));
+    assert.deepEqual(await resultTexts(f), ['team-lead: sent']);
+    assert.equal(await input.inputValue(), '', 'sent: the composer is empty');
+    await shot(page, 'teamview-sent.png');
+
+    // a broadcast: each recipient's result inline
+    await f.locator('.chip', { hasText: 'Everyone' }).click();
+    assert.match(await input.getAttribute('placeholder'), /Message to everyone/);
+    await input.fill('BROADCAST-1 to all');
+    await input.press('Enter');
+    const rs = await poll('per-recipient results', async () => { const r = await resultTexts(f); return r.length >= 2 && !r[0].startsWith('Sending') ? r : undefined; });
+    console.log('# broadcast results: ' + rs.join(' | '));
+    assert.deepEqual(rs.map(r => r.split(':')[0]).sort(), ['researcher', 'team-lead']);
+    assert.ok(rs.every(r => /: sent$/.test(r)), rs.join(', '));
+    for (const box of ['team-lead', 'researcher']) {
+      await poll(`BROADCAST-1 in ${box}.json`, () => readInbox(path.join(tv.dir, 'inboxes', `${box}.json`)).some(m => m.text === 'BROADCAST-1 to all'));
+    }
+    await poll('the broadcast in the thread', async () => (await threadTexts(f)).filter(t => t.includes('BROADCAST-1')).length === 2);
+    await f.locator('.chip', { hasText: 'Everyone' }).click(); // back to nobody chosen
+    await shot(page, 'teamview-broadcast.png');
+
+    // a member: the thread filtered to it, the composer addressed to it
+    await f.locator('button.member', { hasText: 'researcher' }).click();
+    assert.match(await input.getAttribute('placeholder'), /Message to researcher/);
+    const filtered = await threadTexts(f);
+    assert.ok(!filtered.some(t => t.includes('LEAD-SAYS-1')), 'team-lead -> user is not researcher\'s');
+    assert.ok(filtered.some(t => t.includes('HOSTILE-1')));
+    await f.locator('button.member', { hasText: 'researcher' }).click();
+
+    // the board: columns by status, an owner and what blocks; a status set through the sidecar
+    await poll('the board', async () => (await f.locator('.task-card').count()) === 2);
+    assert.match(await f.locator('.task-card[data-task="2"]').textContent(), /blocked by #1/);
+    assert.match(await f.locator('.task-card[data-task="1"]').textContent(), /researcher/);
+    await f.locator('select[aria-label="Status of #1"]').selectOption('in_progress');
+    const taskFile = path.join(HOME_DIR, '.claude', 'tasks', 'tv', '1.json');
+    await poll('#1 in progress in its file', () => JSON.parse(fs.readFileSync(taskFile, 'utf8')).status === 'in_progress', 20000);
+    await poll('#1 in the In progress column', async () => (await f.locator('.column-in_progress .task-card[data-task="1"]').count()) === 1, 20000);
+    await shot(page, 'teamview-board.png');
+
+    // Shift+Enter adds a line; the draft survives a reload (the serializer restores the panel)
+    await input.fill('');
+    await input.type('draft line 1');
+    await input.press('Shift+Enter');
+    await input.type('draft line 2');
+    assert.equal(await input.inputValue(), 'draft line 1\ndraft line 2');
+    await page.waitForTimeout(300);
+    // VS Code's own reload (it saves the editors' and webviews' state as it shuts the window)
+    await palette(page, 'Developer: Reload Window');
+    await Promise.all([page.waitForNavigation({ timeout: 60000 }), page.keyboard.press('Enter')]);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    const g = await viewFrame(page, tv.id, 60000);
+    await poll('the draft after the reload', async () => (await g.locator('textarea.input').inputValue()) === 'draft line 1\ndraft line 2', 20000);
+    await g.locator('textarea.input').fill('');
+    await shot(page, 'teamview-reloaded.png');
+  }));
+
+test('UI: the team view from the palette and from a notification; an ended team is read-only', { timeout: 180000 }, () =>
+  withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-2.png', async page => {
+    // the palette asks which team (once the extension's contributions are in: its status item)
+    await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
+    await palette(page, 'Team Inbox: Open Team View');
+    await page.keyboard.press('Enter');
+    await pickTeam(page, 'tvend');
+    const f = await viewFrame(page, tvend.id);
+    await poll('its message', async () => (await threadTexts(f)).some(t => t.includes('ENDED-TEAM-MSG')));
+    assert.equal(await f.locator('.read-only').isHidden(), true);
+    await shot(page, 'teamview-palette.png');
+    // the team ends: its folder goes; the view says so and the composer is read-only
+    fs.rmSync(tvend.dir, { recursive: true, force: true });
+    await poll('ended in the header', async () => /ended/.test(await f.locator('.team-header .facts').textContent()), 30000);
+    await poll('the read-only note', async () => await f.locator('.read-only').isVisible(), 10000);
+    assert.equal(await f.locator('textarea.input').isDisabled(), true);
+    assert.equal(await f.locator('button.send').isDisabled(), true);
+    assert.ok((await threadTexts(f)).some(t => t.includes('ENDED-TEAM-MSG')), 'its history stays');
+    await shot(page, 'teamview-ended.png');
+
+    // a notification's Open: the team's view, on that message
+    await page.waitForTimeout(500);
+    appendClaude(path.join(tvnote.dir, 'inboxes', 'user.json'), [{ from: 'researcher', text: 'NOTE-PING-1 please look', summary: 'NOTE-PING-1',
+      timestamp: new Date().toISOString(), color: 'blue', read: false }]);
+    const center = page.locator('.notifications-center');
+    if (!(await center.isVisible())) await page.locator('[id="status.notifications"]').first().click();
+    const item = center.locator('.notification-list-item', { hasText: 'researcher: NOTE-PING-1' }).first();
+    await item.waitFor({ timeout: 30000 });
+    await item.hover();
+    await item.locator('.monaco-button', { hasText: /^Open$/ }).click();
+    const n = await viewFrame(page, tvnote.id);
+    await poll('the message, focused', async () => /NOTE-PING-1/.test(await n.locator('.msg.focused').textContent({ timeout: 1000 }).catch(() => '')), 20000);
+    await shot(page, 'teamview-notification.png');
+  }));
+
+test('UI: the whole history by scrolling up, a page at a time from the sidecar', { timeout: 150000 }, () =>
+  withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-3.png', async page => {
+    await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
+    await palette(page, 'Team Inbox: Open Team View');
+    await page.keyboard.press('Enter');
+    await pickTeam(page, 'tvlong');
+    const f = await viewFrame(page, tvlong.id);
+    const count = () => f.locator('.thread .msg').count();
+    await poll('the first page', async () => (await count()) >= 200);
+    assert.equal(await count(), 200, 'one page first, not the whole history');
+    assert.match(await f.locator('.thread .msg').last().textContent(), new RegExp(`LONG-${String(LONG - 1).padStart(4, '0')}`), 'newest at the bottom');
+    for (let i = 0; i < 10 && (await count()) < LONG; i++) {
+      const before = await count();
+      await f.evaluate(() => { const t = document.querySelector('.thread'); t.scrollTop = 0; t.dispatchEvent(new Event('scroll')); });
+      await poll('an older page', async () => (await count()) > before, 20000);
+    }
+    assert.equal(await count(), LONG);
+    assert.match(await f.locator('.thread .msg').first().textContent(), /LONG-0000/, 'oldest at the top');
+    await poll('the beginning', async () => /beginning of the history/.test(await f.locator('.thread .older').textContent()));
+    const keys = await f.evaluate(() => [...document.querySelectorAll('.thread .msg')].map(e => e.textContent.match(/LONG-(\d{4})/)[1]));
+    assert.deepEqual(keys, Array.from({ length: LONG }, (_, i) => String(i).padStart(4, '0')), 'each once, in time order');
+    await shot(page, 'teamview-history.png');
+  }));
