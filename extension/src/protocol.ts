@@ -15,7 +15,7 @@ export interface Problem {
 /** One of a frame's fields in words: `tool name`, `Bash`. */
 export interface FrameField {
   label: string;
-  /** an object or list as compact JSON; at most 2,000 characters */
+  /** an object or list as compact JSON; at most 500 characters */
   value: string;
 }
 

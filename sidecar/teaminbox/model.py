@@ -52,7 +52,7 @@ class FrameField:
     """One of a frame's fields in words: `tool name`, `Bash`."""
 
     label: str
-    value: str  # an object or list as compact JSON; at most 2,000 characters
+    value: str  # an object or list as compact JSON; at most 500 characters
 
 
 @attrs.define

@@ -37,8 +37,8 @@ __all__ = [
     "plural",
 ]
 
-LINE_MAX = 240  # a description's line; a frame's fields say the rest
-FIELD_MAX = 2000  # a field's value: the message's own `structured` holds all of it
+LINE_MAX = 200  # a description's line; a frame's fields say the rest
+FIELD_MAX = 500  # a field's value (a card's worth): the message's `structured` holds all of it
 
 _SPACE = re.compile(r"\s+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
