@@ -3,8 +3,11 @@
 A protocol frame never shows as raw JSON. Claude Code serialises its frames
 into `text` (`{"type":"idle_notification",...}`); PseudoClaude writes typed
 entries with a `payload`, and its idle notifications are text entries the
-format turns into a frame. `describe_message` says any of them in words, the
-same words for the CLI's `read`, the server and the extension's docs:
+format turns into a frame. `description` says any of them in words, once: its
+kind, one line, the frame's fields and the task it names. That is what the CLI's
+`read` prints and what every message the server sends carries (`Message.description`,
+made as it leaves: model.converter), so the extension shows it and never says what
+a frame is itself. The lines read:
 
     idle (task #3 resolved): "The fix is in auth.ts; tests pass."
     shutdown request: the work is done
