@@ -253,7 +253,7 @@ test("a PseudoClaude idle frame's row reads as `teaminbox read` prints it (one d
   const line = printed[printed.findIndex(l => l.startsWith(node.message.id)) + 1].trim();
   assert.strictEqual(line, 'idle (task #3 failed: disk full)', printed.join('\n'));
   assert.strictEqual(String(row.description).split(' · ')[0], line);
-  assert.match(String(row.tooltip), /error: disk full/);
+  assert.match(String(api.tree.resolveTreeItem(row, node).tooltip), /\nidle \(task #3 failed: disk full\)\n(.+\n)*error: disk full/); // on hover
   assert.strictEqual(row.iconPath.id, 'debug-pause');
 });
 
