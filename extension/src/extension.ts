@@ -17,6 +17,9 @@ import { MaintenanceCommands } from './commands/maintenance';
 import type { TreeNode } from './treeNodes';
 import { createTasksView, TasksProvider } from './tasksView';
 import { TeamsMemo } from './teamsMemo';
+import { registerLmTools } from './lmTools';
+import { McpDefinitions, registerMcpDefinition } from './mcpDefinition';
+import { registerPermissions } from './permissions';
 
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
@@ -35,6 +38,8 @@ export interface TeamInboxApi {
   activatedAt: number;
   /** The teams remembered for the next window's first draw. */
   memo: TeamsMemo;
+  /** `teaminbox mcp` as VS Code's MCP server definition. */
+  mcp: McpDefinitions;
 }
 
 let current: SidecarClient | undefined;
@@ -84,6 +89,10 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   }, log);
 
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
+  context.subscriptions.push(...registerLmTools(sidecar, cache, log));
+  const { defs: mcp, disposables: mcpParts } = registerMcpDefinition(sidecar, context, log);
+  context.subscriptions.push(...mcpParts);
+  context.subscriptions.push(...registerPermissions(sidecar, context.extensionPath, log));
   const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
   log.info(`workspace trusted: ${vscode.workspace.isTrusted}`);
   void announceIgnored(log).catch(e => log.warn(`Restricted Mode notice: ${e}`));
@@ -104,7 +113,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
   void watchInterpreter(log, () => getSettings().python, () => sidecar.python, restart)
     .then(d => { if (d) context.subscriptions.push(d); }, e => log.warn(`watching the Python interpreter: ${e}`));
-  return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo };
+  return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo, mcp };
 }
 
 /**

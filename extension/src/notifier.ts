@@ -9,10 +9,10 @@ import type { MessageCache } from './messageCache';
 import type { Message } from './protocol';
 import type { SidecarPort } from './sidecarPort';
 import { getSettings, osNotificationsEnabled } from './settings';
-import { attentionPlan, osNotifyCommand } from './osNotify';
+import { attentionPlan, hostIsAway, osNotifyCommand } from './osNotify';
 import * as cp from 'child_process';
 
-export interface ShownNotification { text: string; messages: Message[]; at: number; focused: boolean; os: boolean }
+export interface ShownNotification { text: string; messages: Message[]; at: number; focused: boolean; os: boolean; away?: boolean }
 
 /** What the buttons do; wired in activate() to the message commands and the mark service. */
 export interface NotificationActions {
@@ -54,8 +54,11 @@ export class Notifier implements vscode.Disposable {
     const OPEN_INBOX = vscode.l10n.t('Open Inbox'), MARK_ALL_READ = vscode.l10n.t('Mark All Read');
     const text = plain(burstText(ms)); // a teammate's words: no link or icon syntax reaches the toast
     const focused = vscode.window.state.focused;
-    const plan = attentionPlan({ shown: true, focused, osNotifications: osNotificationsEnabled() });
-    this.shown.push({ text, messages: ms, at: Date.now(), focused, os: plan.osNotification });
+    const away = hostIsAway(vscode.env.remoteName, vscode.env.uiKind === vscode.UIKind.Web);
+    const wanted = osNotificationsEnabled();
+    const plan = attentionPlan({ shown: true, focused, osNotifications: wanted, away });
+    this.shown.push({ text, messages: ms, at: Date.now(), focused, os: plan.osNotification, away });
+    if (wanted && !focused && away) this.log.info('notify: no OS notification: this window\'s extension host is not on your machine (remote or browser); VS Code\'s own notification only');
     if (this.shown.length > 50) this.shown.shift();
     this.log.info(`notify: ${text}${focused ? '' : ' (window not focused: the toast goes to the notification center)'}`);
     if (plan.flashStatusBar) this.actions.flash?.(text);

@@ -3,7 +3,9 @@
 // Disturb is off; otherwise it goes silently to the notification center (and a toast raised while a
 // quick pick is open is easy to miss). So the status bar flashes and the view badge counts every
 // time, and with teamInbox.osNotifications an operating-system notification is raised too while the
-// window is not focused.
+// window is not focused. Not in a remote window or a browser, though: the extension host runs on
+// another machine there, so the OS notification would pop up on that host (or nowhere) instead of
+// in front of the person; VS Code's own toast, badge and status bar flash are the ones that reach them.
 
 export interface AttentionInput {
   /** notifyVerdict(...) === 'show' */
@@ -12,6 +14,13 @@ export interface AttentionInput {
   focused: boolean;
   /** teamInbox.osNotifications */
   osNotifications: boolean;
+  /** the extension host is not where the person sits: vscode.env.remoteName is set, or VS Code runs in a browser */
+  away?: boolean;
+}
+
+/** Whether the extension host runs away from the person's screen (pure: vscode.env's values in). */
+export function hostIsAway(remoteName: string | undefined, uiKindIsWeb: boolean): boolean {
+  return !!remoteName || uiKindIsWeb;
 }
 
 export interface AttentionPlan {
@@ -22,7 +31,7 @@ export interface AttentionPlan {
 
 export function attentionPlan(i: AttentionInput): AttentionPlan {
   if (!i.shown) return { toast: false, flashStatusBar: false, osNotification: false };
-  return { toast: true, flashStatusBar: true, osNotification: i.osNotifications && !i.focused };
+  return { toast: true, flashStatusBar: true, osNotification: i.osNotifications && !i.focused && !i.away };
 }
 
 export interface OsCommand { command: string; args: string[] }

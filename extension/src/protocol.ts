@@ -427,10 +427,18 @@ export interface AttentionItem {
   toolName: string | null;
   /** unanswered: messages; stalled: unread messages waiting */
   count: number;
+  /** permission: what the call would run or touch (agent text) */
+  detail: string | null;
+  action: "answerPermission" | "showTerminal" | "answerPlan" | "openInbox" | "reply" | null;
+  /** shown, but nothing waits on the person (not in `count`) */
+  info: boolean;
+  /** stable across restarts: what teamInbox/dismissAttention takes */
+  key: string;
 }
 
 export interface AttentionResult {
   items: AttentionItem[];
+  /** the items that wait on the person (`info` ones left out): the badge */
   count: number;
 }
 
@@ -457,6 +465,54 @@ export interface AnswerPlanResult {
   note: string | null;
 }
 
+export interface DismissParams {
+  /** an AttentionItem's `key` */
+  key: string;
+}
+
+export interface DismissResult {
+  /** false: it was dismissed already */
+  dismissed: boolean;
+}
+
+/** A permission request the hook handed over; it waits for the person's answer. */
+export interface PermissionPrompt {
+  id: string;
+  team: string;
+  /** the teammate asking (the lead's name for the lead's own) */
+  member: string;
+  toolName: string;
+  /** as Claude Code sent it: agent data, never interpreted */
+  toolInput: Record<string, unknown>;
+  /** what it would run or touch, one line */
+  detail: string;
+  summary: string;
+  /** Claude Code's permission_suggestions (allowSession keeps them) */
+  suggestions: unknown[];
+  since: number;
+  sessionId: string;
+  /** the member's inbox, where it has one */
+  inbox: string | null;
+}
+
+export interface PermissionRequestsResult {
+  requests: PermissionPrompt[];
+}
+
+export interface AnswerPermissionParams {
+  id: string;
+  behavior: "allow" | "allowSession" | "deny";
+  /** deny: the reason Claude Code tells the teammate */
+  message?: string | null;
+}
+
+export interface AnswerPermissionResult {
+  id: string;
+  behavior: "allow" | "allowSession" | "deny";
+  /** false: the hook had given up already (the terminal asks) */
+  delivered: boolean;
+}
+
 /** Request method names. */
 export const Methods = {
   teams: "teamInbox/teams",
@@ -475,6 +531,9 @@ export const Methods = {
   setTaskStatus: "teamInbox/setTaskStatus",
   attention: "teamInbox/attention",
   answerPlan: "teamInbox/answerPlan",
+  dismissAttention: "teamInbox/dismissAttention",
+  permissionRequests: "teamInbox/permissionRequests",
+  answerPermission: "teamInbox/answerPermission",
 } as const;
 
 /** Notification method names (sidecar -> client). */
@@ -487,6 +546,7 @@ export const Notifications = {
   tasksChanged: "teamInbox/tasksChanged",
   memberState: "teamInbox/memberState",
   attentionChanged: "teamInbox/attentionChanged",
+  permissionRequested: "teamInbox/permissionRequested",
 } as const;
 
 /** Every request: method -> [params, result]. */
@@ -523,6 +583,12 @@ export interface RequestMap {
   "teamInbox/attention": [Empty, AttentionResult];
   /** approve or reject a plan (PseudoClaude), or ask the lead to (Claude Code) */
   "teamInbox/answerPlan": [AnswerPlanParams, AnswerPlanResult];
+  /** hide an attention item (kept across restarts); a hook's prompt goes to the terminal */
+  "teamInbox/dismissAttention": [DismissParams, DismissResult];
+  /** the permission requests the hook handed over that wait for an answer */
+  "teamInbox/permissionRequests": [Empty, PermissionRequestsResult];
+  /** answer a hook's permission request: allow once, allow for the session, or deny */
+  "teamInbox/answerPermission": [AnswerPermissionParams, AnswerPermissionResult];
 }
 
 /** Every notification: method -> params. */
@@ -543,6 +609,8 @@ export interface NotificationMap {
   "teamInbox/memberState": MemberStateParams;
   /** what waits on the person changed */
   "teamInbox/attentionChanged": AttentionResult;
+  /** the hook handed over a permission request: worth a prompt */
+  "teamInbox/permissionRequested": PermissionPrompt;
 }
 
 export type RequestMethod = keyof RequestMap;

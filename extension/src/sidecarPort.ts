@@ -4,8 +4,8 @@ import type { Event } from './events';
 import type { DidChangeParams, NotificationMap, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams } from './protocol';
 
 /** The notifications without a dedicated event above (activity, memberState, tasksChanged, attentionChanged). */
-export type ExtraNotification = 'teamInbox/activity' | 'teamInbox/memberState' | 'teamInbox/tasksChanged' | 'teamInbox/attentionChanged';
-export const EXTRA_NOTIFICATIONS: readonly ExtraNotification[] = ['teamInbox/activity', 'teamInbox/memberState', 'teamInbox/tasksChanged', 'teamInbox/attentionChanged'];
+export type ExtraNotification = 'teamInbox/activity' | 'teamInbox/memberState' | 'teamInbox/tasksChanged' | 'teamInbox/attentionChanged' | 'teamInbox/permissionRequested';
+export const EXTRA_NOTIFICATIONS: readonly ExtraNotification[] = ['teamInbox/activity', 'teamInbox/memberState', 'teamInbox/tasksChanged', 'teamInbox/attentionChanged', 'teamInbox/permissionRequested'];
 
 export type SidecarState = 'stopped' | 'starting' | 'running' | 'failed';
 

@@ -572,6 +572,29 @@ def _add_more(sub: Any) -> None:
     )
     sp.set_defaults(func=cmd_mcp)
 
+    from . import hook
+
+    about = (
+        "Team Inbox's PermissionRequest hook for Claude Code (opt-in): install adds it to your"
+        " Claude settings (or --project DIR's .claude/settings.local.json), showing what it"
+        " adds; remove takes only its own entry out; status says where it is"
+    )
+    sp = sub.add_parser(
+        "hook", help="answer teammates' permission prompts in VS Code", description=about
+    )
+    hook.add_arguments(sp)
+    sp.set_defaults(func=cmd_hook)
+
+
+def cmd_hook(args: argparse.Namespace, settings: Settings) -> int:
+    from . import hook
+
+    def say(text: str, err: bool = False) -> None:
+        for line in text.split("\n"):  # each line shown safe, as every other command's
+            _say(line, err=err)
+
+    return hook.main_cli(args, say)
+
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     from pathlib import Path

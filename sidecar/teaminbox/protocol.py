@@ -430,6 +430,7 @@ class MemberStateParams:
 
 
 AttentionKind = Literal["plan", "permission", "stalled", "unanswered"]
+AttentionAction = Literal["answerPermission", "showTerminal", "answerPlan", "openInbox", "reply"]
 
 
 @attrs.define
@@ -446,12 +447,18 @@ class AttentionItem:
     message_id: str | None = None  # unanswered: the latest such message
     tool_name: str | None = None  # permission: the tool it asks for
     count: int = 1  # unanswered: messages; stalled: unread messages waiting
+    detail: str | None = None  # permission: what the call would run or touch (agent text)
+    # what a click does: answerPermission (the hook waits: Allow / Deny here), showTerminal
+    # (the prompt is in the lead's terminal), answerPlan, openInbox, reply
+    action: AttentionAction | None = None
+    info: bool = False  # shown, but nothing waits on the person (not in `count`)
+    key: str = ""  # stable across restarts: what teamInbox/dismissAttention takes
 
 
 @attrs.define
 class AttentionResult:
     items: list[AttentionItem]
-    count: int
+    count: int  # the items that wait on the person (`info` ones left out): the badge
 
 
 @attrs.define
@@ -481,6 +488,55 @@ class AnswerPlanResult:
     note: str | None = None
 
 
+@attrs.define
+class DismissParams:
+    key: str = attrs.field(validator=_nonempty)  # an AttentionItem's `key`
+
+
+@attrs.define
+class DismissResult:
+    dismissed: bool  # false: it was dismissed already
+
+
+@attrs.define
+class PermissionPrompt:
+    """A permission request the hook handed over; it waits for the person's answer."""
+
+    id: str
+    team: str
+    member: str  # the teammate asking (the lead's name for the lead's own)
+    tool_name: str
+    tool_input: dict[str, Any]  # as Claude Code sent it: agent data, never interpreted
+    detail: str  # what it would run or touch, one line
+    summary: str
+    suggestions: list[Any]  # Claude Code's permission_suggestions (allowSession keeps them)
+    since: float
+    session_id: str
+    inbox: str | None = None  # the member's inbox, where it has one
+
+
+@attrs.define
+class PermissionRequestsResult:
+    requests: list[PermissionPrompt]
+
+
+PermissionBehavior = Literal["allow", "allowSession", "deny"]
+
+
+@attrs.define
+class AnswerPermissionParams:
+    id: str = attrs.field(validator=_nonempty)
+    behavior: PermissionBehavior
+    message: str | None = None  # deny: the reason Claude Code tells the teammate
+
+
+@attrs.define
+class AnswerPermissionResult:
+    id: str
+    behavior: PermissionBehavior
+    delivered: bool  # false: the hook had given up already (the terminal asks)
+
+
 METHODS.update(
     (m.name, m)
     for m in (
@@ -503,6 +559,24 @@ METHODS.update(
             AnswerPlanResult,
             "approve or reject a plan (PseudoClaude), or ask the lead to (Claude Code)",
         ),
+        Method(
+            "teamInbox/dismissAttention",
+            DismissParams,
+            DismissResult,
+            "hide an attention item (kept across restarts); a hook's prompt goes to the terminal",
+        ),
+        Method(
+            "teamInbox/permissionRequests",
+            Empty,
+            PermissionRequestsResult,
+            "the permission requests the hook handed over that wait for an answer",
+        ),
+        Method(
+            "teamInbox/answerPermission",
+            AnswerPermissionParams,
+            AnswerPermissionResult,
+            "answer a hook's permission request: allow once, allow for the session, or deny",
+        ),
     )
 )
 NOTIFICATIONS.update(
@@ -516,6 +590,11 @@ NOTIFICATIONS.update(
         ),
         Notification(
             "teamInbox/attentionChanged", AttentionResult, "what waits on the person changed"
+        ),
+        Notification(
+            "teamInbox/permissionRequested",
+            PermissionPrompt,
+            "the hook handed over a permission request: worth a prompt",
         ),
     )
 )

@@ -130,6 +130,7 @@ NOTIFICATIONS = (
     "teamInbox/tasksChanged",
     "teamInbox/memberState",
     "teamInbox/attentionChanged",
+    "teamInbox/permissionRequested",
 )
 WAIT = 10.0  # seconds before a missing notification fails the test (never hangs)
 

@@ -137,7 +137,7 @@ async def test_session_team_label_delivery_and_ended_team(
     assert lsp_session.error_code(err) == "team_ended"
 
     forgot = await call(client, "teamInbox/forgetTeam", {"team": TEAM})
-    assert forgot == {"forgotten": 2}
+    assert forgot == {"team": f"claude:{TEAM}", "messages": 2, "inboxes": 3, "forgotten": 2}
     teams = (await call(client, "teamInbox/teams", {}))["teams"]
     assert f"claude:{TEAM}" not in [t["id"] for t in teams]
 

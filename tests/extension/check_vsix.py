@@ -3,11 +3,16 @@
 runs on its standard-library stand-in), a platform's one has that platform's compiled orjson
 for CPython 3.10..3.14 and no other platform's. Also: the sidecar, LICENSE and the icon are
 packaged, and the manifest's target matches the file name.
-    check_vsix.py FILE.vsix...     (default: every dist/team-inbox*.vsix)"""
+    check_vsix.py FILE.vsix...     (default: every dist/team-inbox*.vsix)
+    check_vsix.py --release FILE.vsix...   also what both registries refuse (scripts/release.sh):
+        every target and the universal fallback, one identity and version, the licence, the
+        icon (a PNG, at least 128x128), the README (there, no relative or http links, no SVG)"""
 
 import glob
+import json
 import pathlib
 import re
+import struct
 import sys
 import zipfile
 
@@ -105,7 +110,84 @@ def check(path: pathlib.Path) -> list[str]:
     return errors
 
 
+TARGETS = ("universal", *NATIVE)
+# a Markdown image or link target, and an HTML src/href
+LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)|(?:src|href)\s*=\s*[\"']([^\"']+)")
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return None
+    w, h = struct.unpack(">II", data[16:24])
+    return w, h
+
+
+def identity(manifest: str) -> tuple[str, str, str]:
+    m = re.search(
+        r'<Identity [^>]*Id="([^"]+)"[^>]*Version="([^"]+)"[^>]*Publisher="([^"]+)"', manifest
+    )
+    return (m.group(3), m.group(1), m.group(2)) if m else ("?", "?", "?")
+
+
+def release_problems(path: pathlib.Path) -> list[str]:
+    """What a registry refuses in one package (beyond check()): licence, icon, README, manifest."""
+    errors: list[str] = []
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+        manifest = z.read("extension.vsixmanifest").decode()
+        pkg = json.loads(z.read("extension/package.json"))
+        got = (pkg.get("publisher"), pkg.get("name"), pkg.get("version"))
+        if got != identity(manifest):
+            errors.append("package.json and extension.vsixmanifest name different extensions")
+        for key in ("publisher", "name", "version", "displayName", "description", "license"):
+            if not pkg.get(key):
+                errors.append(f"package.json has no {key}")
+        if not (pkg.get("engines") or {}).get("vscode"):
+            errors.append("package.json has no engines.vscode")
+        lic = re.search(r"<License>([^<]+)</License>", manifest)
+        if not lic or lic.group(1) not in names or not z.read(lic.group(1)).strip():
+            errors.append("no licence file in the manifest")
+        icon = re.search(r"<Icon>([^<]+)</Icon>", manifest)
+        size = png_size(z.read(icon.group(1))) if icon and icon.group(1) in names else None
+        if size is None:
+            errors.append("the icon is not a PNG in the package")
+        elif min(size) < 128:
+            errors.append(f"the icon is {size[0]}x{size[1]}: at least 128x128")
+        readme = next((n for n in names if n.lower() == "extension/readme.md"), None)
+        text = z.read(readme).decode("utf-8", "replace") if readme else ""
+        if len(text.strip()) < 200:
+            errors.append("no README (extension/readme.md) worth a registry page")
+        for m in LINK.finditer(text):
+            url = m.group(1) or m.group(2)
+            if url.startswith("#"):
+                continue
+            if not re.match(r"https://", url):
+                errors.append(f"README link {url!r}: only https links resolve on a registry page")
+            elif url.lower().split("?")[0].endswith(".svg"):
+                errors.append(f"README image {url!r}: SVG images are refused")
+    return errors
+
+
+def check_release(files: list[pathlib.Path]) -> list[str]:
+    """Across the set: each target once, the universal fallback, one identity and version."""
+    errors: list[str] = []
+    targets = [target_of(f) for f in files]
+    for t in TARGETS:
+        if targets.count(t) != 1:
+            what = "the universal fallback" if t == "universal" else f"the {t} package"
+            errors.append(f"{what}: {targets.count(t)} files, want 1")
+    ids = set()
+    for f in files:
+        with zipfile.ZipFile(f) as z:
+            ids.add(identity(z.read("extension.vsixmanifest").decode()))
+    if len(ids) > 1:
+        errors.append(f"the packages are of different extensions or versions: {sorted(ids)}")
+    return errors
+
+
 def main(argv: list[str]) -> int:
+    release = "--release" in argv
+    argv = [a for a in argv if a != "--release"]
     files = [pathlib.Path(a) for a in argv] or sorted(
         pathlib.Path(p) for p in glob.glob("dist/team-inbox*.vsix")
     )
@@ -114,8 +196,12 @@ def main(argv: list[str]) -> int:
         return 2
     bad = 0
     for f in files:
-        for e in check(f):
+        for e in check(f) + (release_problems(f) if release else []):
             print(f"     {f.name}: {e}")
+            bad += 1
+    if release:
+        for e in check_release(files):
+            print(f"     release: {e}")
             bad += 1
     return 1 if bad else 0
 

@@ -28,10 +28,7 @@ if unzip -l "$WORK/ext/dist/team-inbox.vsix" | grep -q 'bundled/libs/orjson'; th
 fi
 echo "[run] universal .vsix: no orjson inside (json: stand-in)" >&2
 
-# types (esbuild does not check them), then unit tests of the pure TypeScript modules
-npm run --silent typecheck
-node esbuild.js --tests && node --test dist-test/
-
+# types and the TypeScript unit tests run in scripts/test.sh's lint step (before any install)
 ARTIFACTS="$HERE/artifacts"; rm -rf "$ARTIFACTS"; mkdir -p "$ARTIFACTS"
 cleanup() {
   local rc=$?
@@ -48,8 +45,8 @@ PY=$(python3 -c 'import sys; print(sys.executable)')
 # ...in a venv of its own: no site-packages, so no orjson from the machine either. Only the
 # universal .vsix's bundled/libs (no orjson inside) are on the path: the sidecar runs on its stand-in.
 "$PY" -m venv --without-pip "$WORK/py" && PY="$WORK/py/bin/python"
-# TI_ONLY=trust: only the Workspace Trust test (trust.js) below
-if [ "${TI_ONLY:-}" != trust ]; then
+# TI_ONLY=trust: only the Workspace Trust test (trust.js) below; TI_ONLY=lm: only lm.js
+if [ "${TI_ONLY:-}" != trust ] && [ "${TI_ONLY:-}" != lm ]; then
 node "$HERE/fixtures.js" "$WORK/home"
 ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
 echo "[run] code-server up after $(( $(date +%s) - START ))s" >&2
@@ -78,6 +75,16 @@ CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home2" TI_WS="$WORK/home2/worksp
   node --test --test-reporter=tap "$HERE/pythonext.js" || E2E_RC=$?
 kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true
 fi
+# the language-model tools and the MCP server definition (lm.js): a code-server of its own whose
+# interpreter is the repository's .venv (it has the `mcp` extra the definition's server needs)
+if [ "${TI_ONLY:-}" != trust ] && [ -x "$REPO/.venv/bin/python" ]; then
+  node "$HERE/fixtures.js" "$WORK/home4"
+  ti_serve "$WORK/home4" "$PORT" "$WORK/home4/workspace" "$WORK/ext/dist/team-inbox.vsix" "$REPO/.venv/bin/python" 0
+  CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home4" TI_WS="$WORK/home4/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+    node --test --test-reporter=tap "$HERE/lm.js" || E2E_RC=$?
+  kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true
+fi
+[ "${TI_ONLY:-}" = lm ] && exit "${E2E_RC:-0}"
 # Workspace Trust (trust.js): a code-server of its own with trust on, the folder opens in
 # Restricted Mode; the folder's settings name a program, a file and a folder of its own
 node "$HERE/fixtures.js" "$WORK/home3"

@@ -465,6 +465,14 @@ def test_a_real_plan_request_is_approved_by_the_leads_own_runtime(board: Board) 
         for p in board.notifications["teamInbox/attentionChanged"]
     ]
     assert True in seen and seen[-1] is False, seen
+    # the lead approves it by itself: shown as information, not counted (issue 21)
+    plans = [
+        i
+        for p in board.notifications["teamInbox/attentionChanged"]
+        for i in p["items"]
+        if i["kind"] == "plan" and i["requestId"] == rid
+    ]
+    assert all(i["info"] is True and i["action"] is None for i in plans), plans
     st = _states(_team_of(board.teams_after, board.team))["planner"]
     assert st["kind"] != "waiting", st
     assert not [i for i in board.attention_after["items"] if i["kind"] == "plan"]

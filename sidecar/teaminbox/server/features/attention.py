@@ -16,11 +16,13 @@ pushes it when it changes:
 `plan_approval_response` to the member); Claude Code refuses that frame from anyone but
 its lead, so there it is a message to the lead quoting the request (effect `asked_lead`).
 Time-based states (stalled, a quiet lead) are re-derived at least once a second, on the
-periodic rescan's step.
+server's tick (every 2 s; every 15 s once the server has been left alone 30 s, core.py).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 import weakref
 from collections.abc import Callable
@@ -39,6 +41,8 @@ from ...protocol import (
     AnswerPlanResult,
     AttentionItem,
     AttentionResult,
+    DismissParams,
+    DismissResult,
     Empty,
     MemberStateItem,
     MemberStateParams,
@@ -48,10 +52,13 @@ from ...rows import Prefix, Rows
 from ...timestamps import epoch
 from ...tracker import Change, Tracker
 from ..core import Outgoing, TeamInboxServer
+from . import permissions
 
 RECENT = 400  # messages of a team the states are derived from
 FULL_EVERY = 1.0  # seconds: every team re-derived at least this often (time moves on)
 UNREAD_SCAN = 1000  # undelivered entries looked at in one inbox
+DISMISSED_FILE = "attention-dismissed.json"  # beside the history database
+MAX_DISMISSED = 5000
 
 
 Ref = weakref.ref[Rows]
@@ -101,6 +108,8 @@ class Attention:
         self.sent_items: list[Any] | None = None
         self.last_full = 0.0
         self.hooked = False
+        self.prompts = permissions.Prompts(server)
+        self._dismissed: dict[str, float] | None = None
         # Per inbox, what a scan of its rows found, and which rows (replaced, never changed
         # in place, on every load; held weakly: not their bytes) as of which prefix.
         self._unread: dict[tuple[str, str], tuple[Ref, Prefix, list[str], frozenset[str]]] = {}
@@ -273,6 +282,8 @@ class Attention:
         requests: list[ms.Request],
         states: dict[str, MemberState],
     ) -> list[AttentionItem]:
+        if team.ended or team.lead_alive is False or team.orphan:
+            return []  # nobody is there to act on anything
         by_name = {m.name: m for m in team.members}
         items: list[AttentionItem] = []
         for q in requests:
@@ -280,21 +291,7 @@ class Attention:
             st = states.get(m.inbox) if m else None
             if st is not None and st.kind == "gone":
                 continue
-            who = "its plan" if q.kind == "plan" else q.words()
-            items.append(
-                AttentionItem(
-                    kind=q.kind,
-                    team=team.id,
-                    member=q.member,
-                    inbox=m.inbox if m else None,
-                    since=q.since,
-                    summary=f"{q.member} asks for approval of {who}"
-                    if q.kind == "plan"
-                    else f"{q.member} asks {who}",
-                    request_id=q.request_id,
-                    tool_name=q.tool_name,
-                )
-            )
+            items.append(request_item(team, q, m.inbox if m else None))
         for m in team.members:
             st = states.get(m.inbox)
             if st is not None and st.kind == "stalled":
@@ -308,10 +305,16 @@ class Attention:
                         since=st.since,
                         summary=f"{m.name}: {st.detail}",
                         count=len(undelivered),
+                        action="openInbox",
+                        key=f"stalled:{team.id}:{m.inbox}:{st.since}",
                     )
                 )
         if r is not None:
             items += self._unanswered(team, r, v, evs)
+            items += answers_after(team, r, evs, self.tracker.history.seen_ids)
+            if team.format == "claude":
+                inbox_of = {m.name: m.inbox for m in team.members}
+                items += self.prompts.terminal_items(r, inbox_of)
         return items
 
     def _unanswered(
@@ -388,14 +391,47 @@ class Attention:
                     summary=f"{sender}: {said}",
                     message_id=last.msg.id,
                     count=len(got),
+                    action="reply",
+                    key=f"unanswered:{team.id}:{sender}:{last.msg.id}",
                 )
             )
         return items
 
     def all_items(self) -> list[AttentionItem]:
+        gone = self.dismissed()
         out = [i for tid in self.tracker.rosters for i in self.view(tid).items]
-        out.sort(key=lambda i: (i.since or 0.0, i.team, i.member))
+        out += self.prompts.hook_items()  # live: they come and go between derivations
+        out = [i for i in out if i.key not in gone]
+        out.sort(key=lambda i: (i.info, i.since or 0.0, i.team, i.member))
         return out
+
+    def result(self) -> AttentionResult:
+        items = self.all_items()
+        return AttentionResult(items, sum(1 for i in items if not i.info))
+
+    # --- dismissed items (a small file beside the history) ----------------------------
+
+    def _dismissed_path(self) -> str:
+        return os.path.join(
+            os.path.dirname(os.path.abspath(self.tracker.history.path)), DISMISSED_FILE
+        )
+
+    def dismissed(self) -> dict[str, float]:
+        if self._dismissed is None:
+            self._dismissed = load_dismissed(self._dismissed_path())
+        return self._dismissed
+
+    def dismiss(self, key: str) -> bool:
+        """Hide an item for good (a hook's prompt: see the handler)."""
+        have = self.dismissed()
+        if key in have:
+            return False
+        # another window may have dismissed others since: merge with the file
+        merged = {**load_dismissed(self._dismissed_path()), **have, key: time.time()}
+        newest = sorted(merged.items(), key=lambda kv: kv[1])[-MAX_DISMISSED:]
+        self._dismissed = dict(newest)
+        save_dismissed(self._dismissed_path(), self._dismissed)
+        return True
 
     # --- pushing -------------------------------------------------------------------------
 
@@ -435,11 +471,12 @@ class Attention:
                     if m.state is not None
                 ]
                 out.append(("teamInbox/memberState", MemberStateParams(tid, members)))
-        items = self.all_items()
-        body = [converter.unstructure(i) for i in items]
+        self.prompts.forget(set(tracker.rosters))
+        res = self.result()
+        body = [converter.unstructure(i) for i in res.items]
         if body != self.sent_items:
             self.sent_items = body
-            out.append(("teamInbox/attentionChanged", AttentionResult(items, len(items))))
+            out.append(("teamInbox/attentionChanged", res))
         return out
 
     # --- answering a plan ----------------------------------------------------------------
@@ -491,6 +528,10 @@ def _flags_of(rows: Rows, ids: set[str], start: int) -> dict[str, int]:
     return {rid: read for rid, read in zip(rows.iter_ids(start), flags, strict=True) if rid in ids}
 
 
+def _by_name(r: Roster, name: str) -> Any:
+    return next((m for m in r.members if m.name == name), None)
+
+
 def _same(name: str) -> str:
     return name
 
@@ -526,9 +567,140 @@ def ask_lead_text(member: str, rid: str | None, approved: bool, feedback: str | 
     return "\n".join(lines)
 
 
+def request_item(team: Team, q: ms.Request, inbox: str | None) -> AttentionItem:
+    """A plan or permission request frame as an item. A Claude Code teammate's plan is
+    approved by its lead within a second: information only. A pane teammate's
+    permission_request is answered in the lead's terminal (never by a frame from here)."""
+    claude = team.format == "claude"
+    if q.kind == "plan":
+        summary = f"{q.member} asks for approval of its plan"
+        if claude:
+            summary = f"{q.member} sent its plan to the lead"
+        action: Any = None if claude else "answerPlan"
+    else:
+        summary = f"{q.member} asks {q.words()}"
+        action = "showTerminal" if claude else "openInbox"
+    return AttentionItem(
+        kind=q.kind,
+        team=team.id,
+        member=q.member,
+        inbox=inbox,
+        since=q.since,
+        summary=summary,
+        request_id=q.request_id,
+        tool_name=q.tool_name,
+        detail=q.description,
+        action=action,
+        info=claude and q.kind == "plan",
+        key=f"{q.kind}:{team.id}:{q.member}:{q.request_id or q.since}",
+    )
+
+
+ANSWER_CHARS = 120
+
+
+def answers_after(
+    team: Team, r: Roster, evs: list[ms.Event], seen_ids: Callable[[str, str], set[str]]
+) -> list[AttentionItem]:
+    """A teammate's answer after the person wrote to it: its next text message to the lead,
+    or (Claude Code 2.1.332) the `result` of its next idle notification. One item a
+    teammate (that first one: what follows is the team's own traffic), until the person
+    writes to it again or marks it seen."""
+    me, own = r.identity, r.own_inbox
+    lead = _by_name(r, r.lead) if r.lead else None
+    lead_inbox = lead.inbox if lead is not None else None
+    if lead_inbox is None or lead_inbox == own:
+        return []  # the lead's inbox is the person's own: _unanswered covers it
+    owner = _owner(team)
+    wrote: dict[str, float] = {}
+    for e in evs:
+        if e.sender == me and e.inbox not in (own, lead_inbox):
+            wrote[owner(e.inbox)] = e.ts
+    if not wrote:
+        return []
+    seen = seen_ids(team.id, lead_inbox)
+    found: dict[str, tuple[ms.Event, str]] = {}
+    for e in evs:
+        t0 = wrote.get(e.sender)
+        if t0 is None or e.ts <= t0 or e.inbox != lead_inbox or e.msg.id in seen:
+            continue
+        said: Any = None
+        if e.msg.structured is None:
+            said = e.msg.summary or e.msg.text
+        elif e.type == ms.IDLE:
+            said = e.fields.get("result")
+        if isinstance(said, str) and said.strip() and e.sender not in found:
+            found[e.sender] = (e, said.strip().split("\n", 1)[0])  # the first: the answer
+    items = []
+    for sender, (e, said) in found.items():
+        if len(said) > ANSWER_CHARS:
+            said = said[: ANSWER_CHARS - 1] + "\u2026"
+        m = _by_name(r, sender)
+        items.append(
+            AttentionItem(
+                kind="unanswered",
+                team=team.id,
+                member=sender,
+                inbox=m.inbox if m else None,
+                since=e.ts,
+                summary=f"{sender} answered you: {said}",
+                message_id=e.msg.id,
+                action="reply",
+                key=f"answer:{team.id}:{sender}:{e.msg.id}",
+            )
+        )
+    return items
+
+
+def load_dismissed(path: str) -> dict[str, float]:
+    """Dismissed keys and when; a file that is missing or does not parse is no keys (it is
+    rewritten whole on the next dismissal: it holds nothing but these keys)."""
+    try:
+        with open(path, "rb") as f:
+            doc = orjson.loads(f.read(4 * 1024 * 1024))
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    got = doc.get("dismissed") if isinstance(doc, dict) else None
+    if not isinstance(got, dict):
+        return {}
+    return {
+        k: float(v)
+        for k, v in got.items()
+        if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+
+
+def save_dismissed(path: str, keys: dict[str, float]) -> None:
+    tmp = f"{path}.{os.getpid()}.teaminbox-tmp"
+    try:
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
+        with os.fdopen(fd, "wb") as f:
+            f.write(orjson.dumps({"dismissed": keys}))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
 def setup(server: TeamInboxServer) -> None:
     att = Attention(server)
     server.publishers.append(att.publish)
+    permissions.setup(server, att.prompts)
+
+    def pushed() -> None:  # the event loop: a hook's prompt came or went
+        async def go() -> None:
+            out = await server.in_state(lambda: att.publish(False, []))
+            for method, params in out:
+                server.notify(method, params)
+
+        server.spawn(go())
+
+    att.prompts.on_change.append(pushed)
 
     @server.request("teamInbox/attention")
     async def attention(ls: TeamInboxServer, p: Empty) -> AttentionResult:
@@ -536,10 +708,17 @@ def setup(server: TeamInboxServer) -> None:
             tracker = att.tracker
             for tid in tracker.rosters:
                 tracker.find(tid)  # derives afresh
-            items = att.all_items()
-            return AttentionResult(items, len(items))
+            return att.result()
 
         return await ls.in_state(run)
+
+    @server.request("teamInbox/dismissAttention")
+    async def dismiss(ls: TeamInboxServer, p: DismissParams) -> DismissResult:
+        if p.key.startswith(permissions.HOOK_KEY):  # back to the terminal's own prompt
+            return DismissResult(att.prompts.release(p.key[len(permissions.HOOK_KEY) :]))
+        done = await ls.in_state(lambda: att.dismiss(p.key))
+        pushed()
+        return DismissResult(done)
 
     @server.request("teamInbox/answerPlan")
     async def answer_plan(ls: TeamInboxServer, p: AnswerPlanParams) -> AnswerPlanResult:
