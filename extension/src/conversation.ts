@@ -97,24 +97,16 @@ export function taskTooltip(t: Task): string {
   ].filter(Boolean).join('\n');
 }
 
-function frameTaskId(m: Message): string | undefined {
-  const s = m.structured as Record<string, unknown> | null;
-  if (!s) return undefined;
-  const p = (s.payload && typeof s.payload === 'object' ? s.payload : {}) as Record<string, unknown>;
-  const id = s.taskId ?? p.taskId ?? p.task_id ?? s.completedTaskId;
-  return id === undefined || id === null ? undefined : String(id);
-}
-
 const AROUND_MS = 10 * 60_000;
 
 /**
- * A task's messages from the team conversation (newest first): the frames that name it
- * (task_assignment, task_completed, an idle notification's completedTaskId) and the owner's
+ * A task's messages from the team conversation (newest first): the frames that name it (the
+ * sidecar's `description.task`: assigned, completed, idle after it) and the owner's
  * messages (from or to the owner) from 10 minutes before the first such frame to 10 minutes
  * after the last; without frames, every message that names `#id` or the subject.
  */
 export function taskMessages(task: Task, conversation: readonly Message[]): Message[] {
-  const frames = conversation.filter(m => frameTaskId(m) === task.id);
+  const frames = conversation.filter(m => m.description.task === task.id);
   if (frames.length === 0) {
     return conversation.filter(m => m.text.includes(task.subject) || new RegExp(`#${task.id}\\b`).test(m.text));
   }

@@ -12,6 +12,24 @@ export interface Problem {
   path: string | null;
 }
 
+/** One of a frame's fields in words: `tool name`, `Bash`. */
+export interface FrameField {
+  label: string;
+  /** an object or list as compact JSON; at most 500 characters */
+  value: string;
+}
+
+/** A message as the CLI prints it and every view shows it: made once, by render.description. */
+export interface Description {
+  kind: "message" | "idle" | "shutdown_request" | "shutdown_approved" | "shutdown_rejected" | "plan_request" | "plan_response" | "task_assignment" | "task_completed" | "teammate_terminated" | "permission_request" | "permission_response" | "mode_request" | "permission_update" | "frame";
+  /** one line: a frame in words, else the summary, else the first line */
+  line: string;
+  /** a frame's fields; [] for words to a person */
+  fields: FrameField[];
+  /** the task a frame names (assigned, completed, idle after it) */
+  task: string | null;
+}
+
 export interface Message {
   id: string;
   team: string;
@@ -34,6 +52,8 @@ export interface Message {
   fromName: string | null;
   /** in an agent's inbox: waiting | delivered | read */
   delivery: string | null;
+  /** how it reads (render.description) */
+  description: Description;
 }
 
 export interface Member {

@@ -1,6 +1,6 @@
-// How messages, send results and errors read as text (no vscode import; unit-tested).
-import type { Message, Problem, SendResult } from './protocol';
-import { isFrame } from './notifyPolicy';
+// How messages, send results and errors read as text (no vscode import; unit-tested). Layout only:
+// what a message says comes from the sidecar (`describe`); this joins, cuts and escapes it.
+import type { Description, Message, Problem, SendResult } from './protocol';
 import { codeBlock, codeSpan } from './plainText';
 
 const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
@@ -23,73 +23,35 @@ export function firstLine(text: string | null | undefined, max = 80): string {
   return line.length > max ? line.slice(0, max - 1).trimEnd() + '…' : line;
 }
 
-/** The frame's fields: PseudoClaude wraps them as {type, payload}, Claude puts them at top level. */
-export function frameFields(msg: Pick<Message, 'structured' | 'payload'>): Record<string, unknown> {
-  const s = msg.structured;
-  if (!s || typeof s !== 'object') return {};
-  const p = (s as Record<string, unknown>).payload;
-  if (p && typeof p === 'object' && !Array.isArray(p)) return { ...(s as Record<string, unknown>), ...(p as Record<string, unknown>) };
-  return s as Record<string, unknown>;
+/**
+ * How a message reads, as the sidecar describes it (protocol.ts `Description`, made once by its
+ * render.py: what `teaminbox read` prints): `kind`, the one-line `line`, a frame's `fields` in
+ * words, the `task` it names. Every view shows a message through this; none reads `structured`
+ * to say what a frame is.
+ */
+export function describe(msg: Pick<Message, 'description'>): Description {
+  return msg.description;
 }
 
-function str(v: unknown): string | undefined {
-  if (typeof v === 'string' && v.trim()) return v.trim();
-  if (typeof v === 'number') return String(v);
-  return undefined;
+/** The frame's kind (idle, shutdown_request, ...); undefined for words to a person. */
+export function frameKind(msg: Pick<Message, 'description'>): Description['kind'] | undefined {
+  const kind = msg.description.kind;
+  return kind === 'message' ? undefined : kind;
 }
 
-function join(head: string, tail: string | undefined): string {
-  return tail ? `${head}: ${tail}` : head;
+/** The description's line, cut to `max` characters: what stands for the message in a row or toast. */
+export function messagePreview(msg: Pick<Message, 'description'>, max = 80): string {
+  return firstLine(msg.description.line, max) || '(empty)';
 }
 
-/** What a structured (protocol) frame is, in words; undefined for plain text messages. */
-export function frameLabel(msg: Pick<Message, 'structured' | 'type' | 'payload'>): string | undefined {
-  if (!isFrame(msg)) return undefined;
-  const f = frameFields(msg);
-  const type = str(f.type) ?? str(msg.type) ?? 'frame';
-  switch (type) {
-    case 'idle_notification': {
-      const reason = str(f.idleReason);
-      const head = reason && reason !== 'available' ? `idle (${reason})` : 'idle';
-      return join(head, str(f.summary) ?? (str(f.completedTaskId) ? `task #${str(f.completedTaskId)} ${str(f.completedStatus) ?? 'done'}` : undefined));
-    }
-    case 'shutdown_request': return join('shutdown request', str(f.reason));
-    case 'shutdown_approved': return 'shutdown approved';
-    case 'shutdown_rejected': return join('shutdown rejected', str(f.reason));
-    case 'shutdown_response': {
-      const ok = f.approved ?? f.approve;
-      return ok === false ? join('shutdown rejected', str(f.reason)) : ok === true ? 'shutdown approved' : 'shutdown response';
-    }
-    case 'plan_approval_request': return join('plan approval request', str(f.planFilePath));
-    case 'plan_approval_response': {
-      const ok = f.approved ?? f.approve;
-      const head = ok === true ? 'plan approved' : ok === false ? 'plan rejected' : 'plan approval response';
-      return join(head, str(f.feedback));
-    }
-    case 'task_assignment': {
-      const id = str(f.taskId);
-      return join(id ? `task assignment #${id}` : 'task assignment', str(f.subject));
-    }
-    case 'task_completed': {
-      const id = str(f.taskId);
-      return join(id ? `task completed #${id}` : 'task completed', str(f.taskSubject));
-    }
-    case 'teammate_terminated': return join('teammate terminated', str(f.message));
-    case 'permission_request': return join('permission request', str(f.tool_name) ?? str(f.description));
-    case 'permission_response': return join('permission response', str(f.subtype));
-    case 'sandbox_permission_request': return 'sandbox permission request';
-    case 'sandbox_permission_response': return 'sandbox permission response';
-    case 'mode_set_request': return join('mode change request', str(f.mode));
-    case 'team_permission_update': return 'team permission update';
-    default: return type.replace(/_/g, ' ');
-  }
+/** The line, then each field as `label: value` (a value cut to `max`): a frame's tooltip. */
+export function descriptionText(msg: Pick<Message, 'description'>, max = 200): string {
+  const d = msg.description;
+  return [d.line, ...d.fields.map(f => `${f.label}: ${cut(f.value, max)}`)].join('\n');
 }
 
-/** One line that stands for the message: the frame's meaning, else the summary, else the first line. */
-export function messagePreview(msg: Message, max = 80): string {
-  const frame = frameLabel(msg);
-  if (frame) return firstLine(frame, max);
-  return firstLine(msg.summary, max) || firstLine(msg.text, max) || '(empty)';
+function cut(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1).trimEnd() + '…' : text;
 }
 
 export function notificationText(msg: Message): string {
@@ -162,8 +124,8 @@ export function problemText(e: Problem | null | undefined): string {
  * its writer when the message was read) or HTML. Only the labels are markdown.
  */
 export function renderMessageMarkdown(msg: Message, teamName?: string, now: number = Date.now(), toName?: string): string {
-  const frame = frameLabel(msg);
-  const title = frame ?? (firstLine(msg.summary, 120) || firstLine(msg.text, 120) || '(empty message)');
+  const d = describe(msg);
+  const title = firstLine(d.line, 120) || '(empty message)';
   const when = msg.timestamp ? `${codeSpan(localTime(msg.timestamp))} (${relativeTime(msg.timestamp, now)})` : '';
   const lines = [
     `# ${codeSpan(title)}`,
@@ -175,12 +137,19 @@ export function renderMessageMarkdown(msg: Message, teamName?: string, now: numb
     `- **Status:** ${statusLine(msg)}`,
     '',
   ];
-  if (frame) {
-    lines.push(codeBlock(JSON.stringify(msg.structured, null, 2), 'json'));
+  if (frameKind(msg)) {
+    // a frame's fields as the sidecar words them (labels too are the frame's own keys: code),
+    // then the frame as written
+    for (const f of d.fields) {
+      if (/[\r\n]/.test(f.value) || f.value.length > 120) lines.push(`- ${codeSpan(f.label)}:`, '', codeBlock(f.value, 'text'), '');
+      else lines.push(`- ${codeSpan(f.label)}: ${codeSpan(f.value)}`);
+    }
+    if (d.fields.length) lines.push('');
+    lines.push('**As written**', '', codeBlock(JSON.stringify(msg.structured, null, 2), 'json'));
   } else {
     lines.push(codeBlock(msg.text ?? '', 'text'));
+    if (msg.payload) lines.push('', '**Payload**', '', codeBlock(JSON.stringify(msg.payload, null, 2), 'json'));
   }
-  if (msg.payload && !frame) lines.push('', '**Payload**', '', codeBlock(JSON.stringify(msg.payload, null, 2), 'json'));
   return lines.join('\n') + '\n';
 }
 

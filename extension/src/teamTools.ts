@@ -4,7 +4,7 @@
 import type { AttentionItem, Message, Task, Team } from './protocol';
 import type { SidecarPort } from './sidecarPort';
 import { findTeam } from './messageCache';
-import { frameLabel } from './render';
+import { frameKind } from './render';
 
 const PAGE = 200; // messages asked of the sidecar at a time while reading back to `since`
 const SCAN_PAGES = 50;
@@ -37,7 +37,7 @@ export function messageOut(msg: Message, who: Map<string, string>, state = true)
     id: msg.id, team: msg.team, inbox: msg.inbox,
     from: msg.fromName ?? who.get(msg.from) ?? msg.from, to: who.get(msg.to) ?? msg.to,
     time: msg.timestamp, delivery: state ? delivery : null, archived: msg.archived,
-    type: msg.type, summary: msg.summary, frame: msg.structured ? frameLabel(msg) ?? null : null, text: msg.text,
+    type: msg.type, summary: msg.summary, frame: frameKind(msg) ? msg.description.line : null, text: msg.text,
   });
 }
 

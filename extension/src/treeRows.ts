@@ -1,8 +1,7 @@
 // What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
-import type { AttentionItem, Member, MemberState, Message, Team, TokenUse } from './protocol';
+import type { AttentionItem, Description, Member, MemberState, Message, Team, TokenUse } from './protocol';
 import { ATTENTION_ICONS, DELIVERY_ICONS, deliveryState, waitedFor } from './conversation';
-import { isFrame } from './notifyPolicy';
-import { firstLine, frameLabel, messagePreview, problemText, relativeTime } from './render';
+import { descriptionText, firstLine, frameKind, messagePreview, problemText, relativeTime } from './render';
 
 /** Plain description of a row; `icon` is a codicon id, `color` a theme color id. */
 export interface Row {
@@ -189,35 +188,37 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   };
 }
 
-const FRAME_ICONS: Array<[RegExp, string]> = [
-  [/^idle/, 'debug-pause'],
-  [/^shutdown/, 'debug-stop'],
-  [/^plan/, 'checklist'],
-  [/^task/, 'tasklist'],
-  [/permission/, 'shield'],
-  [/terminated/, 'close'],
-];
+/** A frame's icon by the kind the sidecar named; any other frame is an event. */
+const FRAME_ICONS: Partial<Record<Description['kind'], string>> = {
+  idle: 'debug-pause',
+  shutdown_request: 'debug-stop', shutdown_approved: 'debug-stop', shutdown_rejected: 'debug-stop',
+  plan_request: 'checklist', plan_response: 'checklist',
+  task_assignment: 'tasklist', task_completed: 'tasklist',
+  permission_request: 'shield', permission_response: 'shield', permission_update: 'shield',
+  teammate_terminated: 'close',
+};
+
+/** A tooltip's body: a frame as the sidecar describes it, else the words (cut at 600). */
+function tipBody(msg: Message): string {
+  if (frameKind(msg)) return descriptionText(msg);
+  return (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
+}
 
 /** `consumed`: an agent reads the inbox, so an unread entry is still undelivered. */
 export function messageRow(msg: Message, consumed = false, now: number = Date.now()): Row {
-  const frame = frameLabel(msg);
+  const frame = frameKind(msg);
   const unread = !msg.seen && !msg.archived;
-  const preview = messagePreview(msg, 70);
   const when = relativeTime(msg.timestamp, now);
   let icon = unread ? 'mail' : 'mail-read';
-  if (frame) {
-    const t = (msg.type ?? '') + ' ' + frame;
-    icon = FRAME_ICONS.find(([re]) => re.test(msg.type ?? '') || re.test(t))?.[1] ?? 'symbol-event';
-  }
+  if (frame) icon = FRAME_ICONS[frame] ?? 'symbol-event';
   if (msg.archived) icon = 'archive';
   const state = msg.archived ? 'archived' : unread ? 'unread' : 'read';
-  const tipBody = frame ? frame : (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
   return {
     label: msg.fromName ?? msg.from, // a member's name, whichever spelling `from` used
-    description: [preview, when, msg.archived ? 'archived' : ''].filter(Boolean).join(' · '),
-    tooltip: `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody}`,
+    description: [messagePreview(msg, 70), when, msg.archived ? 'archived' : ''].filter(Boolean).join(' · '),
+    tooltip: `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody(msg)}`,
     icon,
-    color: msg.archived ? 'disabledForeground' : unread ? 'notificationsInfoIcon.foreground' : isFrame(msg) ? 'descriptionForeground' : memberThemeColor(msg.color),
+    color: msg.archived ? 'disabledForeground' : unread ? 'notificationsInfoIcon.foreground' : frame ? 'descriptionForeground' : memberThemeColor(msg.color),
     contextValue: `message${unread ? '.unread' : ''}${msg.archived ? '.archived' : ''}${consumed && !msg.read && !msg.archived ? '.undelivered' : ''}`,
     collapsible: false,
     state,
@@ -226,19 +227,18 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
 
 /** A row of a team's Conversation: sender → recipient inbox, the text, and whether it arrived. */
 export function conversationRow(msg: Message, now: number = Date.now()): Row {
-  const frame = frameLabel(msg);
+  const frame = frameKind(msg);
   const delivery = deliveryState(msg);
   const when = relativeTime(msg.timestamp, now);
   const from = msg.fromName ?? msg.from;
   const to = msg.inbox;
   const icon = delivery ? DELIVERY_ICONS[delivery] : frame ? 'symbol-event' : 'comment';
-  const tipBody = frame ? frame : (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
   return {
     label: `${from} → ${to}`,
     description: [messagePreview(msg, 70), delivery ?? '', when].filter(Boolean).join(' · '),
-    tooltip: `${from} → ${to} · ${msg.timestamp}${delivery ? ` · ${delivery}` : ''}\n\n${tipBody}`,
+    tooltip: `${from} → ${to} · ${msg.timestamp}${delivery ? ` · ${delivery}` : ''}\n\n${tipBody(msg)}`,
     icon,
-    color: delivery === 'waiting' ? 'charts.yellow' : isFrame(msg) ? 'descriptionForeground' : memberThemeColor(msg.color),
+    color: delivery === 'waiting' ? 'charts.yellow' : frame ? 'descriptionForeground' : memberThemeColor(msg.color),
     contextValue: 'conversationMessage',
     collapsible: false,
   };

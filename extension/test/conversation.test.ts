@@ -5,7 +5,7 @@ import { attentionRow, conversationRow, memberRow, splitEnded, teamDisplayName, 
 import { applyActivity, applyMemberState, MessageCache } from '../src/messageCache';
 import type { AttentionItem, Task } from '../src/protocol';
 import { FakeSidecar } from './fakeSidecar';
-import { member, msg, team } from './fixtures';
+import { member, msg, said, team } from './fixtures';
 
 const NOW = Date.parse('2026-11-30T12:20:00Z');
 const at = (min: number) => new Date(Date.parse('2026-11-30T12:00:00Z') + min * 60_000).toISOString();
@@ -52,7 +52,7 @@ test('member rows: state icon and words, tooltip since/because, tokens, left/pha
 });
 
 test('conversation rows: sender → recipient, delivery state; archived shows as delivered, not dimmed', () => {
-  const waiting = conversationRow(msg({ inbox: 'helper', fromName: 'user', from: 'user', summary: 'hi', delivery: 'waiting', timestamp: at(19) }), NOW);
+  const waiting = conversationRow(msg({ inbox: 'helper', fromName: 'user', from: 'user', summary: 'hi', description: said('hi'), delivery: 'waiting', timestamp: at(19) }), NOW);
   assert.equal(waiting.label, 'user → helper');
   assert.equal(waiting.description, 'hi · waiting · 1m ago');
   assert.equal(waiting.icon, 'clock');
@@ -63,7 +63,7 @@ test('conversation rows: sender → recipient, delivery state; archived shows as
   assert.equal(deliveryState(msg({ delivery: 'read' })), 'read');
   assert.equal(deliveryState(msg({ delivery: null, archived: true })), undefined);
   // the lead's answer to the person: from the transcript, archived, no delivery
-  const answer = conversationRow(msg({ from: 'team-lead', fromName: 'team-lead', inbox: 'user', text: 'LEAD-ANSWER-PERSON-1', archived: true }), NOW);
+  const answer = conversationRow(msg({ from: 'team-lead', fromName: 'team-lead', inbox: 'user', text: 'LEAD-ANSWER-PERSON-1', description: said('LEAD-ANSWER-PERSON-1'), archived: true }), NOW);
   assert.equal(answer.label, 'team-lead → user');
   assert.match(answer.description, /^LEAD-ANSWER-PERSON-1/);
 });
@@ -161,7 +161,7 @@ test('tasks: grouped by status in board order, owner, blockers, spinner text', (
 });
 
 test("a task's messages: the frames naming it and the owner's messages around them", () => {
-  const assign = msg({ id: 'as', inbox: 'helper', from: 'team-lead', fromName: 'team-lead', timestamp: at(10), type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'Write the report' } });
+  const assign = msg({ id: 'as', inbox: 'helper', from: 'team-lead', fromName: 'team-lead', timestamp: at(10), type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'Write the report' }, description: said('task #1 assigned: Write the report', 'task_assignment', [], '1') });
   const near = msg({ id: 'n', inbox: 'team-lead', from: 'helper', fromName: 'helper', timestamp: at(15), text: 'on it' });
   const far = msg({ id: 'f', inbox: 'team-lead', from: 'helper', fromName: 'helper', timestamp: at(60), text: 'later' });
   const other = msg({ id: 'o', inbox: 'team-lead', from: 'bob', fromName: 'bob', timestamp: at(11), text: 'unrelated' });

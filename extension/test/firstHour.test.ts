@@ -9,6 +9,7 @@ const base: Message = {
   id: 'm1', team: 'claude:alpha', inbox: 'user', from: 'researcher@alpha', to: 'user', type: 'message', text: 'Re: re: Bug found\nmore',
   timestamp: '2026-11-30T12:00:00.000Z', read: false, summary: null, color: null, payload: null, structured: null, raw: {},
   archived: false, seen: false, fromName: 'researcher', delivery: null,
+  description: { kind: 'message', line: 'Re: re: Bug found', fields: [], task: null },
 } as unknown as Message;
 
 test('names, not agent ids; local time, not raw UTC', () => {

@@ -1,9 +1,18 @@
 // Wire objects for the unit tests. Cast, not typed literals: the sidecar keeps adding fields, and a
 // fixture should not break when one the code under test does not read appears.
-import type { Member, Message, SendResult, Team } from '../src/protocol';
+import type { Description, FrameField, Member, Message, SendResult, Team } from '../src/protocol';
+
+/**
+ * A sidecar description (render.py makes them; the extension never does). A test that changes a
+ * message's words or frame gives the description the sidecar would send with it.
+ */
+export function said(line: string, kind: Description['kind'] = 'message', fields: FrameField[] = [], task: string | null = null): Description {
+  return { kind, line, fields, task };
+}
 
 export function msg(over: Partial<Message> = {}): Message {
   return <Message>{
+    description: said('Found the bug in auth.ts'),
     id: 'm1', team: 'claude:alpha', inbox: 'user', format: 'claude', from: 'researcher', to: 'user',
     type: 'message', text: 'Found the bug in auth.ts\nDetails follow', summary: null, color: 'blue',
     timestamp: '2026-02-09T17:12:32.316Z', read: false, payload: null, structured: null, raw: {},

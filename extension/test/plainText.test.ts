@@ -11,7 +11,7 @@ import { codeBlock, codeSpan, plain } from '../src/plainText';
 import { burstText, describeSendResults, renderMessageMarkdown } from '../src/render';
 import { osNotifyCommand } from '../src/osNotify';
 import { RESTRICTED_KEYS, restrictedKeysSet, stripJsonc } from '../src/restricted';
-import { msg, sent } from './fixtures';
+import { msg, said, sent } from './fixtures';
 
 // VS Code's own pattern for links in notifications and quick-input prompts (vs/base/common/linkedText.ts,
 // as in the 1.139 workbench bundle); the real check is tests/extension/trust.js in a real VS Code
@@ -43,7 +43,7 @@ test('plain: no VS Code link or icon pattern is left, the visible characters sta
 });
 
 test("a teammate's summary and name reach the toast text inert", () => {
-  const one = plain(burstText([msg({ summary: EVIL.command, from: '[x](command:evil)', fromName: '[x](command:evil)' })]));
+  const one = plain(burstText([msg({ summary: EVIL.command, description: said(EVIL.command), from: '[x](command:evil)', fromName: '[x](command:evil)' })]));
   assert.equal([...one.matchAll(LINKED_TEXT)].length, 0, one);
   assert.match(visible(one), /\[Open reply\]\(command:workbench/);
   const sendToast = plain(describeSendResults([sent({ recipient: '[r](command:evil)' }), sent({ recipient: '$(zap)' })], true).text);
@@ -75,8 +75,11 @@ test('the preview renders everything an agent wrote as text: no link, image or H
   assert.doesNotMatch(html, /<table/, 'no table from the body');
   // the characters are all there, as text
   for (const s of [EVIL.command, EVIL.script, EVIL.remote, 'https://example.com']) assert.ok(html.includes(md.utils.escapeHtml(s)), s);
-  // a frame: its fields in JSON, in code
-  const frame = md.render(renderMessageMarkdown(msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', reason: EVIL.remote } }), 'alpha'));
+  // a frame: the sidecar's line and fields (labels are the frame's keys: code too), the JSON, in code
+  const frame = md.render(renderMessageMarkdown(msg({
+    type: 'shutdown_request', structured: { type: 'shutdown_request', reason: EVIL.remote },
+    description: said(`shutdown request: ${EVIL.remote}`, 'shutdown_request', [{ label: EVIL.command, value: EVIL.remote }, { label: 'plan', value: `${EVIL.img}\n${EVIL.script}` }]),
+  }), 'alpha'));
   assert.doesNotMatch(frame, /<a[\s>]|<img/, frame);
   assert.match(frame, /<h1><code>shutdown request: !\[x\]\(http:\/\/127\.0\.0\.1:9\/pixel\.png\)<\/code><\/h1>/);
 });

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  burstText, describeSendResults, errorText, firstLine, frameLabel, messagePreview, notificationText, relativeTime,
-  renderMessageMarkdown, listNames,
+  burstText, describe, describeSendResults, descriptionText, errorText, firstLine, frameKind, messagePreview, notificationText,
+  relativeTime, renderMessageMarkdown, listNames,
 } from '../src/render';
-import { msg, sent } from './fixtures';
+import { msg, said, sent } from './fixtures';
 
 const NOW = Date.parse('2026-02-09T18:00:00Z');
 
@@ -27,41 +27,34 @@ test('firstLine skips blank lines and truncates', () => {
   assert.equal(firstLine(null), '');
 });
 
-test('frame labels for Claude frames', () => {
-  const f = (structured: Record<string, unknown>) => frameLabel(msg({ type: String(structured.type), structured }));
-  assert.equal(f({ type: 'idle_notification', idleReason: 'available' }), 'idle');
-  assert.equal(f({ type: 'idle_notification', idleReason: 'interrupted', summary: 'waiting' }), 'idle (interrupted): waiting');
-  assert.equal(f({ type: 'idle_notification', idleReason: 'available', completedTaskId: '3', completedStatus: 'resolved' }), 'idle: task #3 resolved');
-  assert.equal(f({ type: 'shutdown_request', requestId: 'r', reason: 'done' }), 'shutdown request: done');
-  assert.equal(f({ type: 'shutdown_approved', requestId: 'r' }), 'shutdown approved');
-  assert.equal(f({ type: 'plan_approval_request', planFilePath: '/p.md' }), 'plan approval request: /p.md');
-  assert.equal(f({ type: 'plan_approval_response', approved: true }), 'plan approved');
-  assert.equal(f({ type: 'plan_approval_response', approved: false, feedback: 'more tests' }), 'plan rejected: more tests');
-  assert.equal(f({ type: 'task_assignment', taskId: '7', subject: 'Write tests' }), 'task assignment #7: Write tests');
-  assert.equal(f({ type: 'task_completed', taskId: 7 }), 'task completed #7');
-  assert.equal(f({ type: 'permission_request', tool_name: 'Bash' }), 'permission request: Bash');
-  assert.equal(f({ type: 'something_new' }), 'something new');
+test('a message reads as the sidecar describes it, never as its frame would in TypeScript', () => {
+  // the wire line wins over whatever `structured` holds: TypeScript no longer says what a frame is
+  const idle = msg({
+    format: 'pseudoclaude', type: 'idle_notification',
+    structured: { type: 'idle_notification', task_id: '3', status: 'failed', error: 'disk full' },
+    description: said('idle (task #3 failed: disk full)', 'idle', [{ label: 'error', value: 'disk full' }], '3'),
+  });
+  assert.equal(messagePreview(idle), 'idle (task #3 failed: disk full)');
+  assert.equal(notificationText(idle), 'researcher: idle (task #3 failed: disk full)');
+  assert.equal(frameKind(idle), 'idle');
+  assert.equal(describe(idle), idle.description);
+  assert.equal(descriptionText(idle), 'idle (task #3 failed: disk full)\nerror: disk full');
+  assert.equal(frameKind(msg()), undefined);
+  const odd = msg({ structured: { type: 'idle_notification' }, description: said('something the sidecar said', 'frame') });
+  assert.equal(messagePreview(odd), 'something the sidecar said');
 });
 
-test('frame labels for PseudoClaude {type, payload}', () => {
-  const m = msg({ format: 'pseudoclaude', type: 'shutdown_request', structured: { type: 'shutdown_request', payload: { reason: 'wrap up' } } });
-  assert.equal(frameLabel(m), 'shutdown request: wrap up');
-  const r = msg({ format: 'pseudoclaude', type: 'plan_approval_response', structured: { type: 'plan_approval_response', payload: { approved: true } } });
-  assert.equal(frameLabel(r), 'plan approved');
-  assert.equal(frameLabel(msg()), undefined);
-});
-
-test('messagePreview prefers frame, then summary, then first line', () => {
+test('messagePreview cuts the line; an empty line reads (empty)', () => {
   assert.equal(messagePreview(msg()), 'Found the bug in auth.ts');
-  assert.equal(messagePreview(msg({ summary: 'Bug found' })), 'Bug found');
-  assert.equal(messagePreview(msg({ type: 'idle_notification', structured: { type: 'idle_notification' }, summary: 'x' })), 'idle');
-  assert.equal(messagePreview(msg({ text: '' })), '(empty)');
-  assert.equal(notificationText(msg({ summary: 'Bug found' })), 'researcher: Bug found');
+  assert.equal(messagePreview(msg({ description: said('x'.repeat(100)) }), 10), 'xxxxxxxxx…');
+  assert.equal(messagePreview(msg({ description: said('') })), '(empty)');
+  assert.equal(descriptionText(msg({ description: said('plan', 'plan_request', [{ label: 'plan content', value: 'y'.repeat(300) }]) }), 20),
+    'plan\nplan content: ' + 'y'.repeat(19) + '…');
 });
 
 test('burstText groups a burst by sender', () => {
   assert.equal(burstText([]), '');
-  assert.equal(burstText([msg({ summary: 'hi' })]), 'researcher: hi');
+  assert.equal(burstText([msg({ description: said('hi') })]), 'researcher: hi');
   assert.equal(burstText([msg(), msg({ from: 'tester' }), msg()]), '3 new messages from researcher, tester');
   assert.equal(listNames(['a', 'b', 'c', 'd', 'e']), 'a, b, c and 2 more');
 });
@@ -91,12 +84,18 @@ test('errorText reads JSON-RPC data.code', () => {
 });
 
 test('renderMessageMarkdown shows headers, text and frames', () => {
-  const md = renderMessageMarkdown(msg({ summary: 'Bug found' }), 'alpha', NOW);
+  const md = renderMessageMarkdown(msg({ summary: 'Bug found', description: said('Bug found') }), 'alpha', NOW);
   assert.match(md, /^# `Bug found`/);
   assert.match(md, /- \*\*From:\*\* `researcher`/);
   assert.match(md, /```text\nFound the bug in auth\.ts\nDetails follow\n```/);
   assert.match(md, /not yet seen by you/);
-  const frame = renderMessageMarkdown(msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', text: '```' } }), 'alpha', NOW);
-  assert.match(frame, /^# `shutdown request`/);
+  const stop = said('shutdown request: done', 'shutdown_request', [{ label: 'request id', value: 'r1' }, { label: 'text', value: '```' }]);
+  const frame = renderMessageMarkdown(msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', text: '```' }, description: stop }), 'alpha', NOW);
+  assert.match(frame, /^# `shutdown request: done`/);
+  assert.match(frame, /^- `request id`: `r1`$/m); // the sidecar's fields, in code
+  assert.match(frame, /^- `text`: ```` ``` ````$/m);
   assert.match(frame, /````json/); // fence longer than any backticks inside
+  const plan = said('plan approval request: /p.md', 'plan_request', [{ label: 'plan content', value: '# Plan\n1. fix' }]);
+  assert.match(renderMessageMarkdown(msg({ structured: { type: 'plan_approval_request' }, description: plan }), 'alpha', NOW),
+    /^- `plan content`:\n\n```text\n# Plan\n1\. fix\n```$/m);
 });

@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memberRow, messageRow, sortMembers, sortTeams, teamRow, totalUnread, memberThemeColor } from '../src/treeRows';
+import { conversationRow, memberRow, messageRow, sortMembers, sortTeams, teamRow, totalUnread, memberThemeColor } from '../src/treeRows';
+import { burstText } from '../src/render';
 import { findTeam } from '../src/messageCache';
 import { isMuted } from '../src/notifyPolicy';
 import { toInitOptions, DEFAULT_SETTINGS } from '../src/initOptions';
 import { isSupported, parsePythonVersion } from '../src/pythonVersion';
-import { member, msg, team } from './fixtures';
+import { member, msg, said, team } from './fixtures';
 
 const NOW = Date.parse('2026-02-09T18:00:00Z');
 
@@ -61,7 +62,7 @@ test('member row: color icon, unread in description, marks', () => {
 });
 
 test('message rows: unread distinct, frames named, archived dimmed', () => {
-  const unread = messageRow(msg({ summary: 'Bug found', timestamp: '2026-02-09T17:55:00Z' }), false, NOW);
+  const unread = messageRow(msg({ summary: 'Bug found', description: said('Bug found'), timestamp: '2026-02-09T17:55:00Z' }), false, NOW);
   assert.equal(unread.label, 'researcher');
   assert.equal(unread.description, 'Bug found · 5m ago');
   assert.equal(unread.icon, 'mail');
@@ -70,11 +71,14 @@ test('message rows: unread distinct, frames named, archived dimmed', () => {
   const read = messageRow(msg({ seen: true, read: true }),false, NOW);
   assert.equal(read.icon, 'mail-read');
   assert.equal(read.state, 'read');
-  const idle = messageRow(msg({ seen: true, type: 'idle_notification', structured: { type: 'idle_notification', idleReason: 'available' } }),false, NOW);
+  const idle = messageRow(msg({ seen: true, type: 'idle_notification', structured: { type: 'idle_notification', idleReason: 'available' }, description: said('idle', 'idle') }),false, NOW);
   assert.equal(idle.icon, 'debug-pause');
   assert.match(idle.description, /^idle · /);
-  const task = messageRow(msg({ type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'S' } }),false, NOW);
+  const task = messageRow(msg({ type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'S' }, description: said('task #1 assigned: S', 'task_assignment', [], '1') }),false, NOW);
   assert.equal(task.icon, 'tasklist');
+  const odd = messageRow(msg({ seen: true, type: 'review_request', structured: { type: 'review_request' }, description: said('review request', 'frame') }), false, NOW);
+  assert.equal(odd.icon, 'symbol-event');
+  assert.equal(odd.color, 'descriptionForeground');
   const arch = messageRow(msg({ archived: true, seen: false }),false, NOW);
   assert.equal(arch.state, 'archived');
   assert.equal(arch.icon, 'archive');
@@ -85,6 +89,25 @@ test('message rows: unread distinct, frames named, archived dimmed', () => {
   assert.equal(messageRow(msg({ seen: true }), true, NOW).contextValue, 'message.undelivered');
   assert.equal(messageRow(msg({ seen: true, read: true }), true, NOW).contextValue, 'message');
   assert.equal(messageRow(msg({ archived: true }), true, NOW).contextValue, 'message.archived');
+});
+
+test("a row shows the sidecar's line and fields, not what TypeScript would make of the frame", () => {
+  // PseudoClaude's idle frame: the tree once read only `idle` here while `teaminbox read` printed the task and error
+  const structured = { type: 'idle_notification', member_name: 'coder', task_id: '3', status: 'failed', error: 'disk full' };
+  const fields = [{ label: 'task id', value: '3' }, { label: 'status', value: 'failed' }, { label: 'error', value: 'disk full' }];
+  const m = msg({ format: 'pseudoclaude', type: 'idle_notification', structured, description: said('idle (task #3 failed: disk full)', 'idle', fields, '3') });
+  const row = messageRow(m, false, NOW);
+  assert.match(row.description, /^idle \(task #3 failed: disk full\) · /);
+  assert.match(row.tooltip, /\n\nidle \(task #3 failed: disk full\)\ntask id: 3\nstatus: failed\nerror: disk full$/);
+  assert.equal(row.icon, 'debug-pause');
+  const conv = conversationRow(m, NOW);
+  assert.match(conv.description, /^idle \(task #3 failed: disk full\)/);
+  assert.match(conv.tooltip, /error: disk full$/);
+  // the toast (notifier.ts shows plain(burstText(...))) says the same line
+  assert.equal(burstText([m]), 'researcher: idle (task #3 failed: disk full)');
+  // a long line is cut for the row, never reworded
+  const long = messageRow(msg({ description: said('w'.repeat(200)) }), false, NOW);
+  assert.equal(long.description.split(' · ')[0], 'w'.repeat(69) + '…');
 });
 
 test('unread totals, team lookup, mutes', () => {

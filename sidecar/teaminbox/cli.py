@@ -24,7 +24,7 @@ from .errors import InvalidParams, TeamInboxError
 from .formats import dumps_any, dumps_indented
 from .formats.claude import COLORS
 from .model import Member, Message, Team, converter
-from .render import describe_message, plural
+from .render import description, plural
 from .store import messages, read
 from .termtext import json_text, visible
 
@@ -176,12 +176,19 @@ def _show_teams(teams: list[Team]) -> None:
 
 
 def _show_message(msg: Message, r: Roster) -> None:
-    """A header line, then a frame in words (one line) or the text as written."""
+    """A header line, then a frame as the server describes it (its line, then its fields)
+    or the text as written."""
     state = "archived" if msg.archived else "read" if msg.read else "UNREAD"
     who = f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"
     _say(f"{msg.id}  {msg.timestamp}  {who}  ({msg.type}, {state})")
-    if msg.structured is not None:
-        _say(f"  {describe_message(msg)}")
+    said = description(msg)
+    if said.kind != "message":
+        _say(f"  {said.line}")
+        for field in said.fields:
+            head, *more = field.value.replace("\r\n", "\n").split("\n")
+            _say(f"    {field.label}: {head}", body=True)
+            for line in more:
+                _say(f"      {line}", body=True)
     else:
         if msg.summary:
             _say(f"  summary: {msg.summary}")

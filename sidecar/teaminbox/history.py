@@ -177,6 +177,7 @@ def _body(msg: Message) -> bytes:
     data = converter.unstructure(msg)
     data.pop("archived", None)
     data.pop("seen", None)
+    data.pop("description", None)  # a view of it, made again as it leaves (render.py)
     return dumps_any(data)
 
 

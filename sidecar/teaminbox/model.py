@@ -24,6 +24,53 @@ class Problem:
     path: str | None = None
 
 
+# --- how a message reads for a person (render.description) -----------------------------------
+
+# What a message is, one name whichever format wrote it: Claude Code's frame types (shortened)
+# with PseudoClaude's mapped onto them; `frame` is any other frame (its line says its type).
+DescriptionKind = Literal[
+    "message",
+    "idle",
+    "shutdown_request",
+    "shutdown_approved",
+    "shutdown_rejected",
+    "plan_request",
+    "plan_response",
+    "task_assignment",
+    "task_completed",
+    "teammate_terminated",
+    "permission_request",
+    "permission_response",
+    "mode_request",
+    "permission_update",
+    "frame",
+]
+
+
+@attrs.define
+class FrameField:
+    """One of a frame's fields in words: `tool name`, `Bash`."""
+
+    label: str
+    value: str  # an object or list as compact JSON; at most 500 characters
+
+
+@attrs.define
+class Description:
+    """A message as the CLI prints it and every view shows it: made once, by render.description."""
+
+    kind: DescriptionKind
+    line: str  # one line: a frame in words, else the summary, else the first line
+    fields: list[FrameField] = attrs.Factory(list)  # a frame's fields; [] for words to a person
+    task: str | None = None  # the task a frame names (assigned, completed, idle after it)
+
+
+# Not described yet: a message is described as it leaves the sidecar (see converter), not
+# when it is parsed (most parsed messages never leave); never equal to another's.
+UNDESCRIBED = Description(kind="message", line="")
+_DESCRIBED_AS_IT_LEAVES: Any = attrs.field(default=UNDESCRIBED, eq=False, repr=False)
+
+
 @attrs.define
 class Message:
     id: str
@@ -45,6 +92,7 @@ class Message:
     seen: bool = False
     from_name: str | None = None  # the sender's member name, whichever spelling `from` used
     delivery: str | None = None  # in an agent's inbox: waiting | delivered | read
+    description: Description = _DESCRIBED_AS_IT_LEAVES  # how it reads (render.description)
 
 
 @attrs.define
@@ -184,6 +232,19 @@ def _make_converter() -> cattrs.Converter:
 
     conv.register_structure_hook_factory(origin(list), list_of)
     conv.register_structure_hook_factory(origin(dict), dict_of)
+
+    # Every message that leaves (server, CLI --json, MCP) says how it reads.
+    fields_of = unstructure_factory(Message)
+
+    def message_out(msg: Message) -> dict[str, Any]:
+        out: dict[str, Any] = fields_of(msg)
+        if msg.description is UNDESCRIBED:
+            from .render import description  # render reads the model: a cycle at import time
+
+            out["description"] = conv.unstructure(description(msg))
+        return out
+
+    conv.register_unstructure_hook(Message, message_out)
     return conv
 
 

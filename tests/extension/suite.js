@@ -6,7 +6,8 @@ const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
 const { appendClaude, rewriteClaude, readInbox } = require('./inboxWrite');
-const { claudeTeam, pseudoTeam, entry, iso } = require('./fixtures');
+const { claudeTeam, pseudoTeam, entry, iso, nano } = require('./fixtures');
+const cp = require('child_process');
 
 const HOME = process.env.HOME;
 const cmd = (name, ...args) => vscode.commands.executeCommand(`teamInbox.${name}`, ...args);
@@ -228,6 +229,32 @@ test('a burst of replies becomes one grouped notification', async () => {
   const shown = api.notifier.shown.slice(n0);
   assert.deepStrictEqual(shown.map(s => s.text), ['3 new messages from researcher, team-lead']);
   assert.deepStrictEqual(shown[0].messages.map(m => m.text), ['Burst one', 'Burst two', 'Burst three']);
+});
+
+/** `teaminbox read TEAM INBOX` as a person runs it: the extension's own sidecar and Python, this HOME's roots. */
+function cliRead(teamId, inbox) {
+  const ext = vscode.extensions.getExtension('teaminbox.team-inbox');
+  const libs = path.join(ext.extensionPath, 'bundled', 'libs');
+  const env = { ...process.env, PYTHONPATH: libs + (process.env.PYTHONPATH ? `:${process.env.PYTHONPATH}` : '') };
+  const roots = ['--root', `claude=${path.join(HOME, '.claude', 'teams')}`, '--root', `pseudoclaude=${path.join(HOME, '.PseudoClaude', 'teams')}`];
+  return cp.execFileSync(api.sidecar.python.command, ['-m', 'teaminbox', '--no-default-roots', ...roots, 'read', teamId, inbox],
+    { env, encoding: 'utf8', timeout: 30000 });
+}
+
+test("a PseudoClaude idle frame's row reads as `teaminbox read` prints it (one description, the sidecar's)", async () => {
+  // as PseudoClaude's team manager writes it to the lead when a member's task ends
+  const idle = (lead, coder) => ({ from: coder, to: lead, type: 'text', summary: 'member idle: failed',
+    payload: { error: 'disk full', member_name: 'coder', status: 'failed', task_id: '3' }, timestamp: nano(60_000), read: false });
+  const p = await team('pseudo', ({ lead, coder }) => ({ [lead]: [idle(lead, coder)] }));
+  const inbox = await poll('the lead inbox node', () => treeNode(`inbox:${p.id}/${p.lead}`));
+  const [node] = await api.tree.getChildren(inbox);
+  const row = api.tree.getTreeItem(node);
+  const printed = cliRead(p.id, 'lead').split('\n');
+  const line = printed[printed.findIndex(l => l.startsWith(node.message.id)) + 1].trim();
+  assert.strictEqual(line, 'idle (task #3 failed: disk full)', printed.join('\n'));
+  assert.strictEqual(String(row.description).split(' · ')[0], line);
+  assert.match(String(api.tree.resolveTreeItem(row, node).tooltip), /\nidle \(task #3 failed: disk full\)\n(.+\n)*error: disk full/); // on hover
+  assert.strictEqual(row.iconPath.id, 'debug-pause');
 });
 
 test('the badge, the status bar count and the cache follow the unread count', async () => {

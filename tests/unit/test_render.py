@@ -10,8 +10,16 @@ import pytest
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.filebus import FILEBUS
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
-from teaminbox.model import Message
-from teaminbox.render import describe_message, frame_fields, one_line, plural
+from teaminbox.model import Message, converter
+from teaminbox.render import (
+    FIELD_MAX,
+    LINE_MAX,
+    describe_message,
+    description,
+    frame_fields,
+    one_line,
+    plural,
+)
 
 TS = "2026-11-29T10:00:00.000Z"
 
@@ -276,7 +284,11 @@ def test_frame_fields() -> None:
             "input": {"command": "ls"},
         }
     )
-    assert frame_fields(req) == [("tool name", "Bash"), ("input", '{"command":"ls"}')]
+    assert frame_fields(req) == [
+        ("request id", "q"),
+        ("tool name", "Bash"),
+        ("input", '{"command":"ls"}'),
+    ]
     assert frame_fields(pseudo("shutdown_response", approve=True, reason="ok")) == [
         ("approve", "yes"),
         ("reason", "ok"),
@@ -291,3 +303,63 @@ def test_plural_and_one_line() -> None:
     )
     assert plural(1, "inbox", "inboxes") == "1 inbox"
     assert one_line("  a\n\n b\tc ") == "a b c"
+
+
+def test_a_description_is_the_line_and_fields_in_one() -> None:
+    idle = pseudo(
+        "text",
+        "",
+        "member idle: failed",
+        member_name="c",
+        task_id=3,
+        status="failed",
+        error="disk full",
+    )
+    said = description(idle)
+    assert (said.kind, said.line, said.task) == ("idle", "idle (task #3 failed: disk full)", "3")
+    assert [(f.label, f.value) for f in said.fields] == frame_fields(idle)
+    done = pseudo(
+        "text",
+        "jwt ok",
+        "member idle: completed",
+        member_name="c",
+        task_id=4,
+        status="completed",
+        error="",
+    )
+    assert ("result", "jwt ok") in frame_fields(done), "PseudoClaude's result is its content"
+    plain = description(claude("hello\nworld", summary="Hi"))
+    assert (plain.kind, plain.line, plain.fields, plain.task) == ("message", "Hi", [], None)
+    # one kind whichever format wrote it
+    assert description(pseudo("shutdown_response", approve=True)).kind == "shutdown_approved"
+    assert description(claude({"type": "shutdown_approved", "requestId": "r"})).kind == (
+        "shutdown_approved"
+    )
+    assert description(pseudo("review_request", "look")).kind == "frame"
+
+
+def test_a_description_stays_compact() -> None:
+    long = claude({"type": "plan_approval_request", "planContent": "x" * 10_000, "requestId": "p"})
+    said = description(long)
+    assert len(said.line) <= LINE_MAX
+    (content,) = [f.value for f in said.fields if f.label == "plan content"]
+    assert len(content) == FIELD_MAX and content.endswith("…")
+    assert len(description(claude("y" * 5000)).line) == LINE_MAX
+
+
+def test_every_message_leaves_with_its_description() -> None:
+    msg = claude({"type": "task_completed", "taskId": "3", "taskSubject": "Fix login"})
+    out = converter.unstructure(msg)
+    assert out["description"] == {
+        "kind": "task_completed",
+        "line": "task #3 completed: Fix login",
+        "fields": [
+            {"label": "task id", "value": "3"},
+            {"label": "task subject", "value": "Fix login"},
+        ],
+        "task": "3",
+    }
+    # as it came back (the history, MCP): the description it carried is kept, not remade
+    again = converter.structure(out, type(msg))
+    assert converter.unstructure(again)["description"] == out["description"]
+    assert again == msg, "the description is a view: it does not make two messages differ"
