@@ -32,14 +32,24 @@ test('viewTeam: the lead is the default recipient; where you are the lead, every
 });
 
 test('frames become cards with their fields; plain messages carry their text', () => {
-  const plan = msg({ structured: { type: 'plan_approval_request', planFilePath: 'plan.md', planContent: '# Plan\n1. fix', requestId: 'r1' } });
+  // the card is the sidecar's description: its kind, its line and its fields, nothing read here
+  const plan = msg({
+    structured: { type: 'plan_approval_request', planContent: 'not read here', requestId: 'r1' },
+    description: {
+      kind: 'plan_request', line: 'plan approval request (plan.md)', task: null,
+      fields: [{ label: 'plan file path', value: 'plan.md' }, { label: 'plan content', value: '# Plan\n1. fix' }, { label: 'request id', value: 'r1' }],
+    },
+  });
   const c = frameCard(plan)!;
-  assert.equal(c.type, 'plan_approval_request');
+  assert.equal(c.type, 'plan_request');
+  assert.equal(c.title, 'plan approval request (plan.md)');
   assert.equal(c.state, 'pending');
-  assert.match(c.body, /# Plan/);
-  assert.deepEqual(c.fields.find(f => f[0] === 'request'), ['request', 'r1']);
-  const idle = frameCard(msg({ structured: { type: 'idle_notification', idleReason: 'available', result: 'All 48 tests pass' } }))!;
-  assert.equal(idle.body, 'All 48 tests pass');
+  assert.deepEqual(c.fields.find(f => f[0] === 'plan content'), ['plan content', '# Plan\n1. fix']);
+  assert.deepEqual(c.fields.find(f => f[0] === 'request id'), ['request id', 'r1']);
+  const answer = frameCard(msg({ description: { kind: 'plan_response', line: 'plan approved', task: null, fields: [{ label: 'approved', value: 'yes' }] } }))!;
+  assert.equal(answer.state, 'approved');
+  const idle = frameCard(msg({ description: { kind: 'idle', line: 'idle: "All 48 tests pass"', task: null, fields: [{ label: 'result', value: 'All 48 tests pass' }] } }))!;
+  assert.deepEqual(idle.fields, [['result', 'All 48 tests pass']]);
   const v = viewMessage(msg(), team());
   assert.equal(v.kind, 'message');
   assert.equal(v.card, null);

@@ -1,18 +1,11 @@
 // What the team view shows, built from the sidecar's objects (pure, no vscode import: unit-tested).
-// The words come from render.ts (one line, labels, times); frameCard() below is the one place
-// that reads a frame's own fields for its card.
+// The words come from render.ts (the sidecar's description of each message, labels, times).
 import type { Message, Task, Team } from '../protocol';
-import { frameFields, frameLabel, localTime, messagePreview, senderName } from '../render';
+import { describe, localTime, messagePreview, senderName } from '../render';
 import { convKey, deliveryState } from '../conversation';
 import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './viewProtocol';
 
 const FORMATS: Record<string, string> = { claude: 'Claude Code', pseudoclaude: 'PseudoClaude', filebus: 'file bus' };
-
-function str(v: unknown): string {
-  if (typeof v === 'string') return v.trim();
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return '';
-}
 
 function tokenSum(t: { input: number; output: number; cacheRead: number; cacheWrite: number } | null | undefined): number | null {
   return t ? t.input + t.output + t.cacheRead + t.cacheWrite : null;
@@ -43,49 +36,19 @@ export function viewTeam(team: Team, tasks: readonly Task[] = []): ViewTeam {
   };
 }
 
-/** A frame's fields for its card: what each known frame carries that a person wants to see. */
+/** A frame's card: the sidecar's description of it (render.describe: kind, line, fields), and
+ * where the thread answers a request, that answer's state. */
 export function frameCard(msg: Message): FrameCard | null {
-  const title = frameLabel(msg);
-  if (title === undefined) return null;
-  const f = frameFields(msg);
-  const type = str(f.type) || str(msg.type) || 'frame';
-  const fields: Array<[string, string]> = [];
-  const add = (label: string, v: unknown) => { const s = str(v); if (s) fields.push([label, s]); };
-  let body = '';
-  let state = '';
-  switch (type) {
-    case 'idle_notification':
-      add('reason', f.idleReason); add('task', f.completedTaskId); add('task status', f.completedStatus); add('failure', f.failureReason);
-      body = str(f.result) || str(f.summary);
-      break;
-    case 'shutdown_request': add('reason', f.reason); add('request', f.requestId); state = 'pending'; break;
-    case 'shutdown_approved': add('request', f.requestId); state = 'approved'; break;
-    case 'shutdown_rejected': add('reason', f.reason); add('request', f.requestId); state = 'rejected'; break;
-    case 'shutdown_response':
-    case 'plan_approval_response': {
-      const ok = f.approved ?? f.approve;
-      state = ok === true ? 'approved' : ok === false ? 'rejected' : '';
-      add('request', f.requestId ?? f.request_id); add('feedback', f.feedback); add('reason', f.reason);
-      break;
-    }
-    case 'plan_approval_request':
-      add('plan file', f.planFilePath); add('request', f.requestId); state = 'pending';
-      body = str(f.planContent);
-      break;
-    case 'task_assignment':
-      add('task', f.taskId); add('subject', f.subject); add('assigned by', f.assignedBy);
-      body = str(f.description);
-      break;
-    case 'task_completed': add('task', f.taskId); add('subject', f.taskSubject); break;
-    case 'permission_request':
-      add('tool', f.tool_name); add('agent', f.agent_id); add('request', f.request_id);
-      body = [str(f.description), f.input && typeof f.input === 'object' ? JSON.stringify(f.input, null, 2) : str(f.input)].filter(Boolean).join('\n\n');
-      break;
-    case 'permission_response': add('result', f.subtype); add('request', f.request_id); break;
-    default: break;
-  }
-  return { type, title, fields, body, state };
+  const d = describe(msg);
+  if (d.kind === 'message') return null;
+  const fields: Array<[string, string]> = d.fields.map(f => [f.label, f.value]);
+  const approved = fields.find(f => f[0] === 'approved' || f[0] === 'approve')?.[1];
+  const state = STATE[d.kind] ?? (d.kind === 'plan_response' ? (approved === 'yes' ? 'approved' : approved === 'no' ? 'rejected' : '') : '');
+  return { type: d.kind, title: d.line, fields, body: '', state };
 }
+const STATE: Partial<Record<string, string>> = {
+  shutdown_request: 'pending', plan_request: 'pending', shutdown_approved: 'approved', shutdown_rejected: 'rejected',
+};
 
 /** The member names a message belongs to (sender and recipient), for the member filter. */
 function nameOfInbox(team: Team | undefined, inbox: string): string {

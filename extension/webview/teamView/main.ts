@@ -227,11 +227,11 @@ function upsert(v: ViewMessage): boolean {
 
 /** A plan or shutdown request's card shows its answer once the answer is in the thread. */
 function linkAnswers(v: ViewMessage): void {
-  const req = v.card?.fields.find(f => f[0] === 'request')?.[1];
+  const req = v.card?.fields.find(f => f[0] === 'request id')?.[1];
   if (!req || !v.card) return;
-  const answer = (x: ViewMessage) => x.card && x.card.state && x.card.state !== 'pending' && x.card.fields.some(f => f[0] === 'request' && f[1] === req);
+  const answer = (x: ViewMessage) => x.card && x.card.state && x.card.state !== 'pending' && x.card.fields.some(f => f[0] === 'request id' && f[1] === req);
   for (const [k, x] of msgs) {
-    if (x.card?.state !== 'pending' || !x.card.fields.some(f => f[0] === 'request' && f[1] === req)) continue;
+    if (x.card?.state !== 'pending' || !x.card.fields.some(f => f[0] === 'request id' && f[1] === req)) continue;
     const a = answer(v) ? v : [...msgs.values()].find(answer);
     if (!a) continue;
     const el = els.get(k)?.querySelector('.card-state');
