@@ -78,7 +78,7 @@ export interface Team {
   error: Problem | null;
   /** the folder is gone; served from the history */
   ended: boolean;
-  /** for humans: project, start time (session teams) */
+  /** for humans: project · start time (a session team's title) */
   label: string | null;
   project: string | null;
   /** epoch seconds */
@@ -91,6 +91,8 @@ export interface Team {
   branch: string | null;
   /** live folder, dead lead: Claude Code deletes it on its next start */
   orphan: boolean;
+  /** what people call the team */
+  title: string;
 }
 
 export interface Finding {

@@ -279,6 +279,27 @@ test('reply answers the sender and marks the message read', async () => {
   await poll('replied-to message read in the file', () => readInbox(c.inbox('user'))[0].read === true);
 });
 
+test('a named team keeps its name as its row label; only a session-<hex> team shows its label (project · start time)', async () => {
+  const named = claudeTeam(HOME, 'payments-refactor', { user: [] });
+  const session = claudeTeam(HOME, 'session-1a2b3c4d', { user: [] });
+  for (const t of [named, session]) { // the lead works in /home/dev/app: the label's project
+    const f = path.join(t.dir, 'config.json');
+    const cfg = JSON.parse(fs.readFileSync(f, 'utf8'));
+    cfg.members[0].cwd = '/home/dev/app';
+    fs.writeFileSync(f, JSON.stringify(cfg, null, 2));
+  }
+  const labelled = id => poll(`${id} labelled`, () => api.cache.team(id)?.label?.startsWith('app · ') && api.cache.team(id).label, 20000);
+  const app = await labelled(session.id);
+  assert.strictEqual(await labelled(named.id), app, 'the same project and start');
+  const row = async id => api.tree.getTreeItem(await poll(`${id} row`, () => treeNode(`team:${id}`)));
+  const p = await row(named.id);
+  assert.strictEqual(p.label, 'payments-refactor');
+  assert.ok(p.description.endsWith(` · ${app}`), p.description);
+  const s = await row(session.id);
+  assert.strictEqual(s.label, app);
+  assert.ok(!s.description.includes(app), s.description);
+});
+
 test('a long inbox draws its newest 10, then "Older messages" for 50 more; a new message keeps the newest on top', async () => {
   const many = Array.from({ length: 60 }, (_, i) => entry('team-lead', `note ${i}`, { summary: `Note ${i}`, read: true }));
   const c = await team('claude', { researcher: many });
