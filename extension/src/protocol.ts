@@ -187,8 +187,8 @@ export interface InitializationOptions {
   /** days to keep archived messages and ended teams; 0: forever */
   historyDays?: number;
   /** what fires teamInbox/replied (see below) */
-  notify?: "replies" | "messages" | "all";
-  /** replied also for a teammate's message to the lead */
+  notify?: "off" | "replies" | "messages" | "all";
+  /** at "messages" and "all": every teammate's text to the lead */
   notifyLeadTraffic?: boolean;
   /** Claude Code's transcripts: lead answers, activity, tokens */
   readTranscripts?: boolean;

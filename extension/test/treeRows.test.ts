@@ -118,7 +118,7 @@ test('unread totals, team lookup, mutes', () => {
 test('settings to initializationOptions', () => {
   assert.deepEqual(toInitOptions(DEFAULT_SETTINGS), { roots: [], defaultRoots: true, identity: { claude: 'user' }, historyDays: 90, notify: 'replies' });
   const o = toInitOptions({ ...DEFAULT_SETTINGS, roots: [' /x ', ''], identity: 'me', pseudoclaudeIdentity: 'boss', notifications: 'off', historyDays: 7.5, historyPath: '/h.db' });
-  assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'replies', historyPath: '/h.db' });
+  assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'off', historyPath: '/h.db' });
   assert.equal(toInitOptions({ ...DEFAULT_SETTINGS, notifications: 'all' }).notify, 'all');
   // every workspace folder is a root too, once
   assert.deepEqual(toInitOptions({ ...DEFAULT_SETTINGS, roots: ['/ws/a', 'claude=/t'] }, ['/ws/a', '/ws/b']).roots, ['/ws/a', 'claude=/t', '/ws/b']);
