@@ -8,7 +8,7 @@ usage() {
 Usage: bash scripts/test.sh [--python-only | --extension-only] [--list]
 
 Without options, runs everything (what CI runs):
-  lint       ruff and mypy (strict)
+  lint       ruff and mypy (strict); tsc and the TypeScript unit tests (node:test)
   python     pytest: unit, interop and end-to-end (tests/unit, tests/interop, tests/e2e)
   extension  the VS Code extension in a real VS Code (tests/extension/run.sh; the first
              run installs code-server, Node 24 and chromium into ~/.cache/teaminbox)
@@ -46,6 +46,10 @@ for step in "${steps[@]}"; do
       echo "== lint and types"
       .venv/bin/ruff check sidecar tests bench
       .venv/bin/mypy
+      echo "== TypeScript: types and unit tests"
+      npm ci --silent
+      npm run --silent typecheck
+      npm test --silent
       ;;
     python)
       echo "== npm packages for the interop tests"

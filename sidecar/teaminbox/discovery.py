@@ -196,6 +196,18 @@ def watch_plan(roots: Iterable[Root]) -> list[tuple[str, bool]]:
     return plan
 
 
+def watch_roots(roots: Iterable[Root]) -> list[str]:
+    """The folders watch_plan starts from (each root, the task folders kept beside it),
+    without listing any team: one that appears later is watched from the next rescan."""
+    out = []
+    for root in roots:
+        out.append(root.path)
+        formats = [get(root.format)] if root.format else list(registry().values())
+        for f in formats:
+            out += f.tasks.watch_folders(root.path) if f.tasks else []
+    return out
+
+
 def resolve_team(roots: Iterable[Root], name: str) -> TeamDir:
     team: TeamDir = pick_team(find_teams(roots), name)
     return team

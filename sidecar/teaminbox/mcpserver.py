@@ -80,12 +80,17 @@ class Backend:
         if self._ready is None:
             self.start()
         assert self._ready is not None
+        path = self.server.options.history_path or default_path()
         try:
-            return await asyncio.shield(self._ready)
+            tracker = await asyncio.shield(self._ready)
         except (OSError, sqlite3.Error) as err:  # every call says so; the server goes on
-            path = self.server.options.history_path or default_path()
             reason = err.strerror or str(err) if isinstance(err, OSError) else str(err)
             raise Failure(f"cannot open the history database {path}: {reason}") from err
+        # The sidecar goes on in memory (its live view needs no archive); an agent asking
+        # the history would get nothing and not know why: each call says it, as the CLI does.
+        if tracker.history.refused:
+            raise Failure(f"cannot open the history database {path}: {tracker.history.refused}")
+        return tracker
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         """A request as the JSON-RPC server answers it (camelCase dicts)."""
@@ -112,7 +117,6 @@ class Backend:
             await self.server.stop()
         elif self._ready is not None:
             self._ready.cancel()
-        self.server.state_pool.shutdown(wait=False)
         self.server.thread_pool.shutdown(wait=False)
 
 
@@ -292,6 +296,8 @@ class Tools:
     # --- reading
 
     async def list_teams(self, include_ended: bool) -> dict[str, Any]:
+        await self.b.tracker()
+        await self.b.server.rescan()  # no watcher's lag: the teams as the files say now
         res = await self.b.call("teamInbox/teams", {"includeEnded": include_ended})
         return {"teams": [self._team(t) for t in res["teams"]]}
 

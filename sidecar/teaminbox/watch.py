@@ -1,9 +1,10 @@
 """watchdog glue: events become path hints, coalesced, for the tracker to re-read.
 
 File events are hints only: each names an inbox to re-read unless its
-signature is unchanged. The kernel's queue can overflow silently, so the
-server also rescans on a timer. Each format says which paths are inboxes and
-which are temp files (formats/*.hint), so this module knows no format.
+signature is unchanged. The kernel's queue can overflow: when inotify says so
+the server rescans at once, and it also rescans on a timer for what is lost
+without a word. Each format says which paths are inboxes and which are temp
+files (formats/*.hint), so this module knows no format.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -30,6 +31,31 @@ try:  # Linux: watchdog holds a rename's unpaired first half 0.5 s to pair it, a
 
     InotifyBuffer.delay = 0.0
 except ImportError:  # other platforms' observers have no such buffer
+    pass
+
+# inotify says when its queue overflowed (events were dropped); watchdog skips that record.
+# Each RootWatcher is told (watchdog's thread) and asks for a full rescan at once.
+_overflow_listeners: list[Callable[[], None]] = []
+try:
+    from watchdog.observers.inotify_c import Inotify, InotifyConstants
+
+    def _noting_overflow(
+        parse: Callable[[bytes], Iterator[tuple[int, int, int, bytes]]],
+    ) -> Callable[[bytes], Iterator[tuple[int, int, int, bytes]]]:
+        def parse_events(buffer: bytes) -> Iterator[tuple[int, int, int, bytes]]:
+            for event in parse(buffer):
+                if event[0] == -1 and event[1] & InotifyConstants.IN_Q_OVERFLOW:
+                    log.warning("inotify's queue overflowed: rescanning")
+                    for listener in list(_overflow_listeners):
+                        listener()
+                yield event
+
+        return parse_events
+
+    Inotify._parse_event_buffer = staticmethod(  # type: ignore[method-assign,assignment]
+        _noting_overflow(Inotify._parse_event_buffer)
+    )
+except ImportError:
     pass
 
 
@@ -84,6 +110,10 @@ class RootWatcher:
         self.loop = _running_loop()
         self.taps: dict[str, Tap] = {}
         self._tap_watches: dict[str, ObservedWatch] = {}
+        _overflow_listeners.append(self._overflowed)
+
+    def _overflowed(self) -> None:  # watchdog's thread
+        self.handler.forward("team", "")  # a "team" hint: a full rescan
 
     def ensure(self, plan: Iterable[tuple[str, bool]]) -> None:
         for folder, recursive in plan:
@@ -110,13 +140,18 @@ class RootWatcher:
         old.stop()
 
     def stop(self) -> None:
+        if self._overflowed in _overflow_listeners:
+            _overflow_listeners.remove(self._overflowed)
         self.observer.stop()
         self.observer.join(timeout=2)
 
 
 class Debouncer:
-    """Coalesces the hints already queued on the event loop (one read of inotify's buffer)
-    into one flush on its next turn: a timer would only add its own delay to every change."""
+    """Coalesces hints into flushes, one at a time: the hints of one read of inotify's
+    buffer go in one flush on the loop's next turn (a timer would only add its own delay to
+    every change), and those that come while a flush runs wait for it to end, kept as a set
+    of paths. A flood of writes then is as many flushes as the state thread has time for,
+    each inbox re-read once in each, never a queue of them that requests wait behind."""
 
     def __init__(
         self,
@@ -127,6 +162,7 @@ class Debouncer:
         self._paths: set[str] = set()
         self._full = False
         self._scheduled = False
+        self._running = False
 
     def hint(self, kind: str, path: str) -> None:
         """Called on the event loop (watchdog's thread hops here with call_soon_threadsafe)."""
@@ -134,7 +170,10 @@ class Debouncer:
             self._full = True
         else:
             self._paths.add(path)
-        if not self._scheduled:
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._scheduled and not self._running:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._fire)
 
@@ -142,7 +181,16 @@ class Debouncer:
         self._scheduled = False
         paths, self._paths = self._paths, set()
         full, self._full = self._full, False
-        self._spawn(self._flush(paths, full))
+        self._running = True
+        self._spawn(self._run(paths, full))
+
+    async def _run(self, paths: set[str], full: bool) -> None:
+        try:
+            await self._flush(paths, full)
+        finally:
+            self._running = False
+            if self._paths or self._full:
+                self._schedule()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

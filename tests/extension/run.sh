@@ -28,10 +28,7 @@ if unzip -l "$WORK/ext/dist/team-inbox.vsix" | grep -q 'bundled/libs/orjson'; th
 fi
 echo "[run] universal .vsix: no orjson inside (json: stand-in)" >&2
 
-# types (esbuild does not check them), then unit tests of the pure TypeScript modules
-npm run --silent typecheck
-node esbuild.js --tests && node --test dist-test/
-
+# types and the TypeScript unit tests run in scripts/test.sh's lint step (before any install)
 ARTIFACTS="$HERE/artifacts"; rm -rf "$ARTIFACTS"; mkdir -p "$ARTIFACTS"
 cleanup() {
   local rc=$?

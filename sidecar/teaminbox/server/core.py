@@ -2,17 +2,23 @@
 
 All inbox state lives in one Tracker touched only by the single "state" thread
 (`in_state`); work that may wait on a peer's lock runs in the pool (`in_pool`)
-and never on the state thread; the event loop only routes messages. Feature
-modules (features/) register their handlers through `request`.
+and never on the state thread; the event loop only routes messages. Requests'
+work goes before the watch's (hinted inboxes re-read a few at a time, the
+periodic look, big first loads): a flood of writes never queues a request behind
+its backlog. Feature modules (features/) register their handlers through `request`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import os
+import queue
+import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
 
@@ -28,7 +34,7 @@ from pygls.protocol.json_rpc import (
 )
 
 from .. import __version__
-from ..discovery import Settings, watch_plan
+from ..discovery import Settings, watch_plan, watch_roots
 from ..errors import InvalidParams, TeamInboxError
 from ..formats import registry
 from ..history import History
@@ -41,12 +47,24 @@ from .encoder import TeamInboxProtocol
 
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")
-RESCAN_SECONDS = 2.0
+# File events are hints; two clocks stand in for what they miss. Each tick (no inbox is
+# stat'ed): failed reads retried, a torn config's grace, leads that died, a root or task
+# folder that appeared; and the publishers run (states move on with time: with 2,000 teams
+# that is ~0.2 s of work, so a server left alone QUIET_SECONDS ticks every
+# QUIET_TICK_SECONDS until the next event, change or request). A full scan (every team's
+# and inbox's stat) only every RESCAN_SECONDS, for events lost without a word; inotify's
+# own overflow asks for one at once (watch.py).
+TICK_SECONDS = 2.0
+QUIET_SECONDS = 30.0
+QUIET_TICK_SECONDS = 15.0
+RESCAN_SECONDS = 60.0
 PRUNE_SECONDS = 3600.0  # the history forgets old archived messages hourly (and at start)
 # A first look at a bigger inbox is parsed on a pool thread, each chunk archived as its own
 # state-thread step: other teams' requests go between the chunks (`_load_big`).
 BIG_INBOX_BYTES = 8 * 1024 * 1024
 BIG_STEP = 200  # messages compared and archived in one state-thread step
+# Hinted inboxes re-read in one state-thread step: a request waits for one such step at most.
+FLUSH_STEP = 8
 
 Outgoing = list[tuple[str, Any]]  # (notification, params)
 # Runs on the state thread after each tracker step (it may read the tracker); says what to send.
@@ -66,6 +84,40 @@ def plain_converter() -> cattrs.Converter:
     return conv
 
 
+class StateThread:
+    """The one thread the tracker is touched on. Each job is a request's (first come,
+    first served) or the watch's (`background`: served when no request's job waits)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.PriorityQueue[tuple[int, int, Callable[[], Any], Future[Any]]] = (
+            queue.PriorityQueue()
+        )
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[[], T], background: bool = False) -> Future[T]:
+        future: Future[T] = Future()
+        with self._lock:
+            if self._thread is None:  # daemon: a job stuck in a peer's file never holds up exit
+                self._thread = threading.Thread(
+                    target=self._run, name="teaminbox-state", daemon=True
+                )
+                self._thread.start()
+        self._jobs.put((1 if background else 0, next(self._order), fn, future))
+        return future
+
+    def _run(self) -> None:
+        while True:
+            _, _, fn, future = self._jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn())
+            except BaseException as err:  # the caller's await raises it
+                future.set_exception(err)
+
+
 def rpc_error(err: TeamInboxError) -> JsonRpcException:
     data = {"code": err.code}
     if isinstance(err, InvalidParams):
@@ -83,13 +135,15 @@ class TeamInboxServer(LanguageServer):
         )
         self.options = InitializationOptions()
         self.settings = Settings()
-        self.state_pool = ThreadPoolExecutor(1, thread_name_prefix="teaminbox-state")
+        self.state = StateThread()
         self.tracker: Tracker | None = None
         self.watcher: RootWatcher | None = None
         self.ready: asyncio.Event | None = None
         self.publishers: list[Publisher] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._big = asyncio.Lock()  # one big first load at a time (memory)
+        self._stirred = time.monotonic()  # the last event, change or request (the ticks)
+        self._wake: asyncio.Event | None = None
         self.closing = False
         self.feature(types.INITIALIZE)(_initialize)
         self.feature(types.INITIALIZED)(_initialized)
@@ -105,6 +159,7 @@ class TeamInboxServer(LanguageServer):
 
         def register(fn: Callable[[TeamInboxServer, Any], Awaitable[Any]]) -> Any:
             async def run(ls: TeamInboxServer, raw: Any) -> Any:
+                ls.stir()
                 try:
                     params = structure(raw, spec.params)
                     await ls.ensure_ready()
@@ -181,42 +236,57 @@ class TeamInboxServer(LanguageServer):
         assert self.tracker is not None
         return self.tracker
 
-    async def in_state(self, fn: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.state_pool, fn)
+    async def in_state(self, fn: Callable[[], T], background: bool = False) -> T:
+        return await asyncio.wrap_future(self.state.submit(fn, background))
 
     async def in_pool(self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.thread_pool, fn)
 
-    def on_state(self, fn: Callable[[], T]) -> T:
+    def on_state(self, fn: Callable[[], T], background: bool = False) -> T:
         """From a pool thread: run `fn` on the state thread and wait for it."""
-        return self.state_pool.submit(fn).result()
+        return self.state.submit(fn, background).result()
 
     # --- watching -----------------------------------------------------------------------
 
-    async def _flush(self, paths: set[str], full: bool) -> None:
-        if full:
-            await self.rescan()
-        elif paths:
-            await self.refresh(paths)
+    def stir(self) -> None:
+        """Something happened (the event loop only): tick at the busy pace again."""
+        self._stirred = time.monotonic()
+        if self._wake is not None:
+            self._wake.set()
 
-    async def apply(self, step: Callable[[Tracker], tuple[bool, list[Change]]]) -> None:
-        """Run a tracker step on the state thread, then let the publishers tell the client."""
+    async def _flush(self, paths: set[str], full: bool) -> None:
+        self.stir()
+        if full:
+            await self.rescan(background=True)
+            return
+        ordered = sorted(paths)
+        for i in range(0, len(ordered), FLUSH_STEP):  # requests go between the steps
+            await self.refresh(set(ordered[i : i + FLUSH_STEP]), background=True)
+
+    async def apply(
+        self, step: Callable[[Tracker], tuple[bool, list[Change]]], background: bool = False
+    ) -> None:
+        """Run a tracker step on the state thread, then let the publishers tell the client;
+        `background`: the watch's step, after every request's job that waits."""
         tracker = self.tracker
         assert tracker is not None
         loop = asyncio.get_running_loop()
 
         def run() -> list[InboxState]:
             teams_changed, changes = step(tracker)
+            if teams_changed or changes:
+                loop.call_soon_threadsafe(self.stir)
             for publish in self.publishers:
                 # each publisher's news leaves at once (didChange first): the next one's work
                 # (attention, member states) is no reason for a row to wait
                 out = publish(teams_changed, changes)
                 if out:
                     loop.call_soon_threadsafe(self._send, out)
+                    loop.call_soon_threadsafe(self.stir)
             big, tracker.deferred = tracker.deferred, []
             return big
 
-        big = await self.in_state(run)  # queued after the sends: they are out by now
+        big = await self.in_state(run, background)  # resolved after the sends: out by now
         for state in big:
             self.spawn(self._load_big(state))
 
@@ -237,7 +307,7 @@ class TeamInboxServer(LanguageServer):
                 for i in range(0, max(len(msgs), 1), BIG_STEP):  # ~50 ms of archiving a step
                     if self.closing:
                         raise asyncio.CancelledError  # shutting down: stop at once
-                    self.on_state(partial(feed, msgs[i : i + BIG_STEP], tail))
+                    self.on_state(partial(feed, msgs[i : i + BIG_STEP], tail), background=True)
 
             def load() -> tuple[tuple[int, ...] | None, Rows | Exception]:
                 sig = None
@@ -249,23 +319,44 @@ class TeamInboxServer(LanguageServer):
                     return sig, err
 
             sig, result = await self.in_pool(load)
-            await self.apply(lambda t: t.loaded(state, sig, finish, result))
+            await self.apply(lambda t: t.loaded(state, sig, finish, result), background=True)
 
-    async def rescan(self) -> None:
-        await self.apply(lambda t: t.scan())
+    async def rescan(self, background: bool = False) -> None:
+        await self.apply(lambda t: t.scan(), background)
         if self.watcher:
             self.watcher.ensure(watch_plan(self.settings.roots))
 
-    async def refresh(self, paths: set[str]) -> None:
+    async def refresh(self, paths: set[str], background: bool = False) -> None:
         if paths:
-            await self.apply(lambda t: t.refresh_paths(paths))
+            await self.apply(lambda t: t.refresh_paths(paths), background)
+
+    def _unwatched(self) -> bool:
+        """A root or task folder that exists now and is not watched yet (it appeared)."""
+        watcher = self.watcher
+        if watcher is None:
+            return False
+        watched = {folder for folder, _ in watcher.watched}
+        return any(p not in watched and os.path.isdir(p) for p in watch_roots(self.settings.roots))
 
     async def _periodic(self) -> None:
-        pruned = time.monotonic()
+        pruned = scanned = time.monotonic()
+        self._wake = wake = asyncio.Event()
         while True:
-            await asyncio.sleep(RESCAN_SECONDS)
+            wake.clear()
+            if time.monotonic() - self._stirred < QUIET_SECONDS:
+                await asyncio.sleep(TICK_SECONDS)
+            else:
+                try:
+                    await asyncio.wait_for(wake.wait(), QUIET_TICK_SECONDS)
+                    continue  # stirred: the busy pace from now on
+                except asyncio.TimeoutError:
+                    pass
             try:
-                await self.rescan()
+                if time.monotonic() - scanned >= RESCAN_SECONDS or self._unwatched():
+                    scanned = time.monotonic()
+                    await self.rescan(background=True)
+                else:
+                    await self.apply(lambda t: t.tick(), background=True)
                 if time.monotonic() - pruned > PRUNE_SECONDS and self.tracker:
                     pruned = time.monotonic()
                     await self.in_state(self.tracker.history.prune)

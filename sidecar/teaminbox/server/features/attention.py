@@ -16,7 +16,7 @@ pushes it when it changes:
 `plan_approval_response` to the member); Claude Code refuses that frame from anyone but
 its lead, so there it is a message to the lead quoting the request (effect `asked_lead`).
 Time-based states (stalled, a quiet lead) are re-derived at least once a second, on the
-periodic rescan's step.
+server's tick (every 2 s; every 15 s once the server has been left alone 30 s, core.py).
 """
 
 from __future__ import annotations

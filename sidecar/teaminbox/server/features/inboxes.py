@@ -20,7 +20,8 @@ from ..core import TeamInboxServer
 def setup(server: TeamInboxServer) -> None:
     @server.request("teamInbox/teams")
     async def teams(ls: TeamInboxServer, p: TeamsParams) -> TeamsResult:
-        await ls.rescan()
+        # The tracker's model as the hints and scans keep it (core.py): a rescan of every
+        # team here had each answer wait behind a flood's whole backlog, and stat them all.
         tracker = ls.tracker
         assert tracker is not None
         return TeamsResult(await ls.in_state(lambda: tracker.team_list(p.include_ended)))
