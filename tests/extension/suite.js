@@ -230,6 +230,25 @@ test('a burst of replies becomes one grouped notification', async () => {
   assert.deepStrictEqual(shown[0].messages.map(m => m.text), ['Burst one', 'Burst two', 'Burst three']);
 });
 
+test('a teammate\'s answer after the person wrote pops up (its idle notification\'s result); its unprompted text to the lead does not ("replies")', async () => {
+  const c = await team('claude', { user: [], 'team-lead': [], researcher: [] });
+  await sleep(300); // the sidecar has seen the empty inboxes: what comes next is news
+  const n0 = api.notifier.shown.length;
+  const texts = async inbox => (await api.cache.loadPage(c.id, inbox)).map(m => m.text);
+  appendClaude(c.inbox('team-lead'), [entry('researcher', 'Unprompted chatter to the lead')]);
+  await poll('the chatter in the cache', async () => (await texts('team-lead')).includes('Unprompted chatter to the lead'));
+  const sent = await cmd('sendMessage', { team: c.id, to: 'researcher', text: 'which test fails?' });
+  assert.deepStrictEqual(sent.results.map(x => x.ok), [true], JSON.stringify(sent));
+  await poll('the question in the cache', async () => (await texts('researcher')).includes('which test fails?'));
+  const idle = { type: 'idle_notification', from: 'researcher', timestamp: iso(), idleReason: 'available', summary: '[to user] answer', result: 'test_auth.py fails' };
+  appendClaude(c.inbox('team-lead'), [entry('researcher', JSON.stringify(idle))]);
+  const isAnswer = m => m.structured && m.structured.result === 'test_auth.py fails';
+  await poll('the answer pops up', () => api.notifier.shown.slice(n0).some(s => s.messages.some(isAnswer)), 20000);
+  await sleep(800);
+  const shown = api.notifier.shown.slice(n0).flatMap(s => s.messages);
+  assert.deepStrictEqual(shown.filter(m => m.team === c.id).map(m => m.type), ['idle_notification'], JSON.stringify(shown.map(m => m.text)));
+});
+
 test('the badge, the status bar count and the cache follow the unread count', async () => {
   const c = await team('claude', { user: [entry('researcher', 'u1'), entry('researcher', 'u2'), entry('team-lead', 'r', { read: true })] });
   await poll('2 unread for the team', () => api.cache.unreadOf(c.id) === 2);
