@@ -91,3 +91,25 @@ async def test_chosen_names_stay_and_session_teams_show_their_label(
         "claude:payments-refactor": (True, "payments-refactor"),
         "claude:session-1a2b3c4d": (True, app),
     }
+
+
+async def test_a_config_that_parses_only_later_retitles_the_team(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A copy (or Claude Code, which writes config.json in place) may leave it torn while
+    every inbox is there: once it parses, the client learns the title from a teamsChanged,
+    though no inbox came or went."""
+    team = claude_team(tmp_path, "session-1a2b3c4d")
+    write_json(team / "inboxes" / "helper.json", [])
+    config = (team / "config.json").read_bytes()
+    (team / "config.json").write_bytes(config[: len(config) // 2])
+    await start(client, options(tmp_path))
+    [t] = (await call(client, "teamInbox/teams", {}))["teams"]
+    assert (t["title"], t["label"]) == ("session-1a2b3c4d", None)
+    r = rec(client)
+    mark = r.mark()
+    (team / "config.json.tmp").write_bytes(config)
+    (team / "config.json.tmp").rename(team / "config.json")
+    await r.wait("teamInbox/teamsChanged", since=mark)
+    [t] = (await call(client, "teamInbox/teams", {}))["teams"]
+    assert t["title"] == t["label"] == f"app · {when(CREATED_MS / 1000)}"
