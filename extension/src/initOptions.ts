@@ -1,6 +1,6 @@
 // Settings and workspace folders -> the sidecar's initializationOptions (pure).
 import type { InitializationOptions } from './protocol';
-import { NotifyLevel, sidecarNotifyMode } from './notifyPolicy';
+import type { NotifyLevel } from './notifyPolicy';
 
 export interface Settings {
   python: string;
@@ -33,7 +33,7 @@ export function toInitOptions(s: Settings, workspaceFolders: readonly string[] =
     defaultRoots: s.defaultRoots,
     identity,
     historyDays: Math.max(0, Math.floor(s.historyDays)),
-    notify: sidecarNotifyMode(s.notifications),
+    notify: s.notifications, // the sidecar applies the level (`off`: no `replied` at all)
   };
   if (s.historyPath.trim()) opts.historyPath = s.historyPath.trim();
   return opts;

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { MessageCache } from './messageCache';
 import type { Message } from './protocol';
 import { messagePreview, renderMessageMarkdown, senderName } from './render';
+import { teamDisplayName } from './treeRows';
 
 export const MESSAGE_SCHEME = 'teaminbox-msg';
 
@@ -38,7 +39,7 @@ export class MessageContentProvider implements vscode.TextDocumentContentProvide
     if (!msg) return '# Message not found\n\nIt may have been removed; refresh the Team Inbox view.\n';
     const team = this.cache.team(msg.team);
     const to = team?.members.find(m => m.inbox === msg.inbox)?.name;
-    return renderMessageMarkdown(msg, team?.name, Date.now(), to);
+    return renderMessageMarkdown(msg, team && teamDisplayName(team), Date.now(), to);
   }
 
   /** Re-renders the open message documents (of one team, or all). */

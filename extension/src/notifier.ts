@@ -1,5 +1,6 @@
-// Pop-ups for replies: subscribes to the sidecar's `replied`, asks notifyPolicy whether to show,
-// groups bursts into one message. Its buttons call the services directly.
+// Pop-ups for replies: subscribes to the sidecar's `replied` (the sidecar applied the level), asks
+// notifyPolicy whether the team is muted, groups bursts into one message. Its buttons call the
+// services directly.
 import * as vscode from 'vscode';
 import { BurstCollector } from './burst';
 import { burstText } from './render';
@@ -44,7 +45,7 @@ export class Notifier implements vscode.Disposable {
   private onReplied(m: Message): void {
     this.cache.remember(m);
     const s = getSettings();
-    const verdict = notifyVerdict(m, this.cache.team(m.team), s.notifications, s.mutedTeams);
+    const verdict = notifyVerdict(m, this.cache.team(m.team), s.mutedTeams);
     if (verdict !== 'show') { this.log.debug(`not shown (${verdict}): ${m.team} ${m.id}`); return; }
     this.collector.add(m);
   }

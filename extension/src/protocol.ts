@@ -98,7 +98,7 @@ export interface Team {
   error: Problem | null;
   /** the folder is gone; served from the history */
   ended: boolean;
-  /** for humans: project, start time (session teams) */
+  /** for humans: project · start time (a session team's title) */
   label: string | null;
   project: string | null;
   /** epoch seconds */
@@ -111,6 +111,8 @@ export interface Team {
   branch: string | null;
   /** live folder, dead lead: Claude Code deletes it on its next start */
   orphan: boolean;
+  /** what people call the team */
+  title: string;
 }
 
 export interface Finding {
@@ -205,8 +207,8 @@ export interface InitializationOptions {
   /** days to keep archived messages and ended teams; 0: forever */
   historyDays?: number;
   /** what fires teamInbox/replied (see below) */
-  notify?: "replies" | "messages" | "all";
-  /** replied also for a teammate's message to the lead */
+  notify?: "off" | "replies" | "messages" | "all";
+  /** at "messages" and "all": every teammate's text to the lead */
   notifyLeadTraffic?: boolean;
   /** Claude Code's transcripts: lead answers, activity, tokens */
   readTranscripts?: boolean;

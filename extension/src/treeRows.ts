@@ -26,8 +26,9 @@ export function memberThemeColor(color: string | null | undefined): string | und
   return color ? MEMBER_COLORS[color.toLowerCase()] : undefined;
 }
 
+/** By what the rows show (a session team by its label), then the format. */
 export function sortTeams(teams: Team[]): Team[] {
-  return [...teams].sort((a, b) => a.name.localeCompare(b.name) || a.format.localeCompare(b.format));
+  return [...teams].sort((a, b) => teamDisplayName(a).localeCompare(teamDisplayName(b)) || a.format.localeCompare(b.format));
 }
 
 /** Live teams (by name), then the ended ones (newest first): the tree puts those in an "Ended" group. */
@@ -37,9 +38,10 @@ export function splitEnded(teams: readonly Team[]): { live: Team[]; ended: Team[
   return { live, ended };
 }
 
-/** What people call the team: a session team's label (project · start time), else its name. */
-export function teamDisplayName(team: Pick<Team, 'name' | 'label'>): string {
-  return team.label && !team.label.startsWith(team.name) ? team.label : team.name;
+/** What people call the team: the sidecar's `title` (its chosen name, a session team's label);
+ * a team remembered by an older version (teamsMemo) has none: its name. */
+export function teamDisplayName(team: Pick<Team, 'name' | 'title'>): string {
+  return team.title || team.name;
 }
 
 /** 950 / 12.3k / 4.1M */
@@ -99,11 +101,9 @@ const FORMAT_NAMES: Record<string, string> = { claude: 'Claude', pseudoclaude: '
 
 export function formatName(format: string): string { return FORMAT_NAMES[format] ?? format; }
 
-/** The sidecar's label for people (`myapp · Mon 30 Nov 14:02`) without the name the row already shows. */
-export function labelBesideName(team: Pick<Team, 'name' | 'label'>): string | undefined {
-  if (!team.label || team.label === team.name) return undefined;
-  const prefix = `${team.name} · `;
-  return team.label.startsWith(prefix) ? team.label.slice(prefix.length) : team.label;
+/** The sidecar's label (`myapp · Mon 30 Nov 14:02`) beside a chosen name; none when it is the title. */
+export function labelBesideName(team: Pick<Team, 'name' | 'title' | 'label'>): string | undefined {
+  return team.label && team.label !== teamDisplayName(team) ? team.label : undefined;
 }
 
 export function teamRow(team: Team): Row {
@@ -114,14 +114,14 @@ export function teamRow(team: Team): Row {
   if (team.ended) parts.push('ended');
   else if (team.orphan) parts.push('orphan');
   else if (team.leadAlive === false) parts.push('lead not running');
-  const label = name === team.name ? labelBesideName(team) : undefined;
+  const label = labelBesideName(team);
   if (label) parts.push(label);
   const tokens = tokenText(team.tokens);
   if (tokens) parts.push(tokens);
   if (team.error) parts.push(`error: ${firstLine(team.error.message, 60)}`);
   const tip = [
     `${name} (${team.id})`,
-    team.label && team.label !== name ? team.label : '',
+    label ?? '',
     team.project ? `Project: ${team.project}` : '',
     team.branch ? `Branch: ${team.branch}` : '',
     team.leadAlive === true ? 'Lead process: running' : team.leadAlive === false ? 'Lead process: not running' : '',

@@ -17,7 +17,7 @@ function task(over: Partial<Task> = {}): Task {
 }
 
 test('session team rows: the label names it, the id is in the tooltip; lead state, orphan, tokens', () => {
-  const t = team({ name: 'session-1d0f5bbe', id: 'claude:session-1d0f5bbe', label: 'project · Mon 30 Nov 12:09', leadAlive: false, tokens });
+  const t = team({ name: 'session-1d0f5bbe', id: 'claude:session-1d0f5bbe', label: 'project · Mon 30 Nov 12:09', title: 'project · Mon 30 Nov 12:09', leadAlive: false, tokens });
   assert.equal(teamDisplayName(t), 'project · Mon 30 Nov 12:09');
   const r = teamRow(t);
   assert.equal(r.label, 'project · Mon 30 Nov 12:09');

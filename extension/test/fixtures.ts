@@ -32,7 +32,7 @@ export function team(over: Partial<Team> = {}): Team {
   return <Team>{
     id: 'claude:alpha', format: 'claude', name: 'alpha', dir: '/h/.claude/teams/alpha', root: '/h/.claude/teams',
     description: 'Alpha team', lead: 'team-lead', identity: 'user', ownInbox: 'user', error: null,
-    ended: false, label: null, project: null, createdAt: null, leadAlive: null,
+    ended: false, label: null, project: null, createdAt: null, leadAlive: null, title: over.name ?? 'alpha',
     members: [
       member({ name: 'team-lead', agentId: 'team-lead@alpha', inbox: 'team-lead', lead: true, color: null, unread: 0, total: 1 }),
       member(),

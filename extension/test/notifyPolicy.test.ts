@@ -1,21 +1,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isFrame, notifyVerdict, sidecarNotifyMode } from '../src/notifyPolicy';
+import { isFrame, notifyVerdict } from '../src/notifyPolicy';
+import { toInitOptions, DEFAULT_SETTINGS } from '../src/initOptions';
 import { msg, team } from './fixtures';
 
-test('notifyVerdict: off, muted by name or id, frames only at "all"', () => {
+test('notifyVerdict: muted by name or id; otherwise what the sidecar sent is shown', () => {
   const t = team();
   const text = msg();
-  const frame = msg({ type: 'idle_notification', structured: { type: 'idle_notification' } });
-  assert.equal(notifyVerdict(text, t, 'replies', []), 'show');
-  assert.equal(notifyVerdict(text, t, 'off', []), 'off');
-  assert.equal(notifyVerdict(text, t, 'replies', ['alpha']), 'muted');
-  assert.equal(notifyVerdict(text, t, 'messages', ['claude:alpha']), 'muted');
-  assert.equal(notifyVerdict(text, undefined, 'replies', ['alpha']), 'show', 'a bare name needs the team to match');
-  assert.equal(notifyVerdict(frame, t, 'replies', []), 'frame');
-  assert.equal(notifyVerdict(frame, t, 'all', []), 'show');
-  assert.equal(isFrame(frame), true);
+  assert.equal(notifyVerdict(text, t, []), 'show');
+  assert.equal(notifyVerdict(text, t, ['alpha']), 'muted');
+  assert.equal(notifyVerdict(text, t, ['claude:alpha']), 'muted');
+  assert.equal(notifyVerdict(text, undefined, ['alpha']), 'show', 'a bare name needs the team to match');
+  // a teammate's answer after the person wrote comes as its idle notification (the `result`): the
+  // sidecar sends it at "replies", and the extension used to drop every frame below "all"
+  const answer = msg({ type: 'idle_notification', inbox: 'team-lead', structured: { type: 'idle_notification', result: 'test_auth.py' } });
+  assert.equal(notifyVerdict(answer, t, []), 'show');
+  assert.equal(isFrame(answer), true);
   assert.equal(isFrame(text), false);
-  assert.equal(sidecarNotifyMode('off'), 'replies');
-  assert.equal(sidecarNotifyMode('messages'), 'messages');
+});
+
+test('the level goes to the sidecar as it is, "off" included (the sidecar then sends no replied)', () => {
+  for (const level of ['off', 'replies', 'messages', 'all'] as const) {
+    assert.equal(toInitOptions({ ...DEFAULT_SETTINGS, notifications: level }).notify, level);
+  }
 });

@@ -20,17 +20,34 @@ test('team row: format tag, unread, error', () => {
   assert.match(bad.description, /^PseudoClaude · 2 unread · error: config\.json: bad JSON$/);
   assert.match(bad.tooltip, /corrupt_config/);
   assert.equal(bad.contextValue, 'team.error');
-  const ended = teamRow(team({ ended: true, label: 'repo · Feb 9' }));
-  // a session team's label (project · start time) is its name for people; the id goes to the tooltip
+  const ended = teamRow(team({ ended: true, label: 'repo · Feb 9', title: 'repo · Feb 9' }));
+  // the sidecar's title names the row (a session team's label); the id goes to the tooltip
   assert.equal(ended.label, 'repo · Feb 9');
   assert.equal(ended.description, 'Claude · 2 unread · ended');
   assert.match(ended.tooltip, /^repo · Feb 9 \(claude:alpha\)/);
-  // a label that starts with the name: only the rest
-  assert.equal(teamRow(team({ label: 'alpha · Mon 30 Nov 11:20' })).description, 'Claude · 2 unread · Mon 30 Nov 11:20');
-  assert.equal(teamRow(team({ label: 'alpha' })).description, 'Claude · 2 unread');
+  assert.equal(teamRow(team({ label: 'alpha' })).description, 'Claude · 2 unread', 'a label that is the title is not repeated');
   assert.equal(ended.icon, 'archive');
   assert.equal(ended.contextValue, 'team.ended');
   assert.equal(teamRow(team({ format: 'filebus' })).description, 'File bus · 2 unread');
+});
+
+test('a chosen name names the row; the label (project · start time) describes it', () => {
+  const named = teamRow(team({ name: 'payments-refactor', title: 'payments-refactor', label: 'app · Tue 10 Feb 23:25', project: 'app' }));
+  assert.equal(named.label, 'payments-refactor');
+  assert.equal(named.description, 'Claude · 2 unread · app · Tue 10 Feb 23:25');
+  assert.match(named.tooltip, /^payments-refactor \(claude:alpha\)\napp · Tue 10 Feb 23:25\n/);
+  // a label that starts with the name is still the label, whole (no format's rule guessed here)
+  const pc = teamRow(team({ format: 'pseudoclaude', name: 'auth', title: 'auth', label: 'auth · Sun 29 Nov 09:00' }));
+  assert.deepEqual([pc.label, pc.description], ['auth', 'PseudoClaude · 2 unread · auth · Sun 29 Nov 09:00']);
+  // a team remembered by an older version has no title: its name
+  assert.equal(teamRow(team({ name: 'payments-refactor', title: undefined, label: 'app · Tue 10 Feb 23:25' })).label, 'payments-refactor');
+});
+
+test('teams sort by what their rows show', () => {
+  const s = team({ id: 'claude:session-1a2b3c4d', name: 'session-1a2b3c4d', title: 'app · Tue 10 Feb 23:25' });
+  const p = team({ id: 'claude:payments-refactor', name: 'payments-refactor', title: 'payments-refactor' });
+  const z = team({ id: 'claude:zeta', name: 'zeta', title: 'zeta' });
+  assert.deepEqual(sortTeams([z, p, s]).map(t => t.id), ['claude:session-1a2b3c4d', 'claude:payments-refactor', 'claude:zeta']);
 });
 
 test('members: own inbox first, then lead, phantoms last', () => {
@@ -124,7 +141,7 @@ test('unread totals, team lookup, mutes', () => {
 test('settings to initializationOptions', () => {
   assert.deepEqual(toInitOptions(DEFAULT_SETTINGS), { roots: [], defaultRoots: true, identity: { claude: 'user' }, historyDays: 90, notify: 'replies' });
   const o = toInitOptions({ ...DEFAULT_SETTINGS, roots: [' /x ', ''], identity: 'me', pseudoclaudeIdentity: 'boss', notifications: 'off', historyDays: 7.5, historyPath: '/h.db' });
-  assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'replies', historyPath: '/h.db' });
+  assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'off', historyPath: '/h.db' });
   assert.equal(toInitOptions({ ...DEFAULT_SETTINGS, notifications: 'all' }).notify, 'all');
   // every workspace folder is a root too, once
   assert.deepEqual(toInitOptions({ ...DEFAULT_SETTINGS, roots: ['/ws/a', 'claude=/t'] }, ['/ws/a', '/ws/b']).roots, ['/ws/a', 'claude=/t', '/ws/b']);

@@ -333,10 +333,13 @@ def describe(r: Roster, counts: bool = False) -> Team:
             _count(r.team, m)
     description = config.get("description")
     name = config.get("name")
+    name = name if isinstance(name, str) and name else team.name
+    session = r.info.get("session") is True  # the format's word: nobody chose this name
+    label = _label(team.name if session else None, r.info)
     return Team(
         id=team.id,
         format=team.format,
-        name=name if isinstance(name, str) and name else team.name,
+        name=name,
         dir=team.path,
         root=team.root,
         lead=r.lead,
@@ -347,19 +350,22 @@ def describe(r: Roster, counts: bool = False) -> Team:
         error=team.config_error or (r.skipped[0].error if r.skipped else None),
         project=r.info.get("project"),
         created_at=epoch(r.info.get("created_at")),
-        label=_label(team.name, r.info),
+        label=label,
         lead_alive=pid_alive(r.info.get("lead_pid")),
         orphan=team.config is not None and pid_alive(r.info.get("lead_pid")) is False,
+        title=label if session and label else name,
     )
 
 
-def _label(name: str, info: dict[str, Any]) -> str | None:
-    """`myapp · Mon 30 Nov 14:02` for a session team: nobody recognises `session-1d0f5bbe`."""
+def _label(name: str | None, info: dict[str, Any]) -> str | None:
+    """`myapp · Mon 30 Nov 14:02`: a session team's title (nobody recognises
+    `session-1d0f5bbe`), beside a chosen name a description; `name` stands in for a
+    missing project."""
     project, created = info.get("project"), epoch(info.get("created_at"))
     if not project and not created:
         return None
     when = time.strftime("%a %d %b %H:%M", time.localtime(created)) if created else None
-    return " · ".join(p for p in (project or name, when) if p)
+    return " · ".join(p for p in (project or name, when) if p) or None
 
 
 def pid_alive(pid: Any) -> bool | None:

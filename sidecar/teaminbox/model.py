@@ -133,13 +133,17 @@ class Team:
     members: list[Member] = attrs.Factory(list)
     error: Problem | None = None
     ended: bool = False  # the folder is gone; served from the history
-    label: str | None = None  # for humans: project, start time (session teams)
+    label: str | None = None  # for humans: project · start time (a session team's title)
     project: str | None = None
     created_at: float | None = None  # epoch seconds
     lead_alive: bool | None = None  # the lead process (where the config names it)
     tokens: TokenUse | None = None  # the whole team's, from the session transcripts
     branch: str | None = None  # the lead's git branch (transcripts); null outside a repository
     orphan: bool = False  # live folder, dead lead: Claude Code deletes it on its next start
+
+    # Views show `title`, not `name`: its chosen name, or for a team named after its session
+    # (`session-1d0f5bbe`) its label. A team archived before `title`: what it was shown as then.
+    title: str = attrs.Factory(lambda t: t.label or t.name, True)  # what people call the team
 
 
 @attrs.define

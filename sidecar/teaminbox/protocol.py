@@ -28,7 +28,7 @@ from .model import (
 
 MAX_LIMIT = 10_000
 MAX_OFFSET = 2**31
-NotifyMode = Literal["replies", "messages", "all"]
+NotifyMode = Literal["off", "replies", "messages", "all"]  # notify_policy.py says what each does
 
 
 def _range(lo: int, hi: int) -> Any:
@@ -64,7 +64,7 @@ class InitializationOptions:
     history_path: str | None = None  # the SQLite archive (default: the user's data folder)
     history_days: float = 90  # days to keep archived messages and ended teams; 0: forever
     notify: NotifyMode = "replies"  # what fires teamInbox/replied (see below)
-    notify_lead_traffic: bool = True  # replied also for a teammate's message to the lead
+    notify_lead_traffic: bool = True  # at "messages" and "all": every teammate's text to the lead
     read_transcripts: bool = True  # Claude Code's transcripts: lead answers, activity, tokens
     # USD per million tokens by a part of the model id ("opus", "claude-opus-4-1"): the
     # longest part found in the id wins; merged over the built-in estimate (transcripts.py)

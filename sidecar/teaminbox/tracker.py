@@ -120,6 +120,11 @@ def _by_ts(m: Message) -> str:
     return m.timestamp
 
 
+def _naming(r: Roster) -> str:
+    name = r.team.config.get("name") if r.team.config else None
+    return repr((name, sorted(r.info.items())))
+
+
 def delivery_of(m: Message, member: Member | None) -> str | None:
     """In an inbox an agent consumes: still waiting in the file, or taken (pruned) by it."""
     if member is None or not member.consumed:
@@ -263,7 +268,10 @@ class Tracker:
         teams = sorted(
             (k, t.config_error.message if t.config_error else None) for k, t in self.teams.items()
         )
-        shape: list[tuple[object, str | None]] = [*inboxes, *teams]
+        # what names a team for people (its title, label, lead): a config that lands after
+        # the inboxes, or renames the team, changes no inbox but what the client shows
+        named = sorted((("named", k), _naming(r)) for k, r in self.rosters.items())
+        shape: list[tuple[object, str | None]] = [*inboxes, *teams, *named]
         # The first scan is no change: no client can have listed teams before it.
         changed = self._shape is not None and shape != self._shape
         self._shape = shape

@@ -73,12 +73,13 @@ async def test_session_team_label_delivery_and_ended_team(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     team = session_team(tmp_path, os.getpid())
-    await start(client, options(tmp_path))
+    await start(client, options(tmp_path, notify="messages"))  # a teammate's text to the lead too
     r = rec(client)
     [t] = [
         t for t in (await call(client, "teamInbox/teams", {}))["teams"] if t["id"].endswith(TEAM)
     ]
     assert t["project"] == "myapp" and t["label"].startswith("myapp · ")
+    assert t["title"] == t["label"]  # a session's own team is called by its label
     assert t["leadAlive"] is True and t["ended"] is False and t["ownInbox"] == "user"
     assert {m["name"]: m["consumed"] for m in t["members"]} == {
         "team-lead": True,
@@ -122,6 +123,7 @@ async def test_session_team_label_delivery_and_ended_team(
     teams = {t["id"]: t for t in (await call(client, "teamInbox/teams", {}))["teams"]}
     ended = teams[f"claude:{TEAM}"]
     assert ended["ended"] is True and ended["leadAlive"] is False and ended["label"] == t["label"]
+    assert ended["title"] == t["title"]
     page = await call(
         client,
         "teamInbox/messages",
@@ -213,7 +215,7 @@ async def test_replied_rules_on_lead_traffic_and_idle_results(
 
 async def test_lead_traffic_can_be_turned_off(client: LanguageClient, tmp_path: Path) -> None:
     team = session_team(tmp_path, os.getpid())
-    await start(client, options(tmp_path, notifyLeadTraffic=False))
+    await start(client, options(tmp_path, notify="messages", notifyLeadTraffic=False))
     r = rec(client)
     mark = r.mark()
     node_append(inbox(team, "team-lead"), [entry("helper", "fyi", "2026-11-30T10:00:01.000Z")])

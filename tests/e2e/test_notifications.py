@@ -269,3 +269,45 @@ async def test_first_start_is_a_baseline(client: LanguageClient, tmp_path: Path)
     await call(client, "teamInbox/teams", {})
     await rec(client).quiet(QUIET)
     assert rec(client).since("teamInbox/replied") == []
+
+
+def home_with_lead_inbox(home: Path) -> None:
+    make_home(home)
+    write_json(claude_inbox(home, "alpha", "team-lead"), [])  # known before: not a first look
+
+
+async def lead_and_own_traffic(client: LanguageClient, home: Path) -> list[str]:
+    """A teammate writes to the lead, then to the person; the texts that fired `replied`."""
+    r = rec(client)
+    mark = r.mark()
+    lead = claude_inbox(home, "alpha", "team-lead")
+    node_append(lead, [entry("researcher", "to the lead", "2026-11-29T11:00:00.000Z")])
+    await r.wait("teamInbox/didChange", is_change("team-lead", "to the lead"), since=mark)
+    user = claude_inbox(home, "alpha", "user")
+    node_append(user, [entry("researcher", "to the person", "2026-11-29T11:00:01.000Z")])
+    await r.wait("teamInbox/didChange", is_change("user", "to the person"), since=mark)
+    await r.quiet(QUIET)
+    return sorted(p["message"]["text"] for p in r.since("teamInbox/replied", mark))
+
+
+async def test_replies_leave_a_teammates_unprompted_text_to_the_lead_silent(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """`replies` (the default): what answers the person, not the team's own talk."""
+    home_with_lead_inbox(tmp_path)
+    await start(client, options(tmp_path))
+    assert await lead_and_own_traffic(client, tmp_path) == ["to the person"]
+
+
+async def test_messages_add_a_teammates_text_to_the_lead(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    home_with_lead_inbox(tmp_path)
+    await start(client, options(tmp_path, notify="messages"))
+    assert await lead_and_own_traffic(client, tmp_path) == ["to the lead", "to the person"]
+
+
+async def test_off_sends_no_replied(client: LanguageClient, tmp_path: Path) -> None:
+    home_with_lead_inbox(tmp_path)
+    await start(client, options(tmp_path, notify="off"))
+    assert await lead_and_own_traffic(client, tmp_path) == []

@@ -257,6 +257,25 @@ test("a PseudoClaude idle frame's row reads as `teaminbox read` prints it (one d
   assert.strictEqual(row.iconPath.id, 'debug-pause');
 });
 
+test('a teammate\'s answer after the person wrote pops up (its idle notification\'s result); its unprompted text to the lead does not ("replies")', async () => {
+  const c = await team('claude', { user: [], 'team-lead': [], researcher: [] });
+  await sleep(300); // the sidecar has seen the empty inboxes: what comes next is news
+  const n0 = api.notifier.shown.length;
+  const texts = async inbox => (await api.cache.loadPage(c.id, inbox)).map(m => m.text);
+  appendClaude(c.inbox('team-lead'), [entry('researcher', 'Unprompted chatter to the lead')]);
+  await poll('the chatter in the cache', async () => (await texts('team-lead')).includes('Unprompted chatter to the lead'));
+  const sent = await cmd('sendMessage', { team: c.id, to: 'researcher', text: 'which test fails?' });
+  assert.deepStrictEqual(sent.results.map(x => x.ok), [true], JSON.stringify(sent));
+  await poll('the question in the cache', async () => (await texts('researcher')).includes('which test fails?'));
+  const idle = { type: 'idle_notification', from: 'researcher', timestamp: iso(), idleReason: 'available', summary: '[to user] answer', result: 'test_auth.py fails' };
+  appendClaude(c.inbox('team-lead'), [entry('researcher', JSON.stringify(idle))]);
+  const isAnswer = m => m.structured && m.structured.result === 'test_auth.py fails';
+  await poll('the answer pops up', () => api.notifier.shown.slice(n0).some(s => s.messages.some(isAnswer)), 20000);
+  await sleep(800);
+  const shown = api.notifier.shown.slice(n0).flatMap(s => s.messages);
+  assert.deepStrictEqual(shown.filter(m => m.team === c.id).map(m => m.type), ['idle_notification'], JSON.stringify(shown.map(m => m.text)));
+});
+
 test('the badge, the status bar count and the cache follow the unread count', async () => {
   const c = await team('claude', { user: [entry('researcher', 'u1'), entry('researcher', 'u2'), entry('team-lead', 'r', { read: true })] });
   await poll('2 unread for the team', () => api.cache.unreadOf(c.id) === 2);
@@ -304,6 +323,27 @@ test('reply answers the sender and marks the message read', async () => {
   const e = readInbox(c.inbox('team-lead')).find(x => x.text === 'Plan approved, go ahead.');
   assert.ok(e && e.from === 'user');
   await poll('replied-to message read in the file', () => readInbox(c.inbox('user'))[0].read === true);
+});
+
+test('a named team keeps its name as its row label; only a session-<hex> team shows its label (project · start time)', async () => {
+  const named = claudeTeam(HOME, 'payments-refactor', { user: [] });
+  const session = claudeTeam(HOME, 'session-1a2b3c4d', { user: [] });
+  for (const t of [named, session]) { // the lead works in /home/dev/app: the label's project
+    const f = path.join(t.dir, 'config.json');
+    const cfg = JSON.parse(fs.readFileSync(f, 'utf8'));
+    cfg.members[0].cwd = '/home/dev/app';
+    fs.writeFileSync(f, JSON.stringify(cfg, null, 2));
+  }
+  const labelled = id => poll(`${id} labelled`, () => api.cache.team(id)?.label?.startsWith('app · ') && api.cache.team(id).label, 20000);
+  const app = await labelled(session.id);
+  assert.strictEqual(await labelled(named.id), app, 'the same project and start');
+  const row = async id => api.tree.getTreeItem(await poll(`${id} row`, () => treeNode(`team:${id}`)));
+  const p = await row(named.id);
+  assert.strictEqual(p.label, 'payments-refactor');
+  assert.ok(p.description.endsWith(` · ${app}`), p.description);
+  const s = await row(session.id);
+  assert.strictEqual(s.label, app);
+  assert.ok(!s.description.includes(app), s.description);
 });
 
 test('a long inbox draws its newest 10, then "Older messages" for 50 more; a new message keeps the newest on top', async () => {

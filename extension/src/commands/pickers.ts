@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { MessageCache } from '../messageCache';
 import type { Member, Message, Team } from '../protocol';
 import { errorText, memberDescription, messagePreview, relativeTime, senderName } from '../render';
-import { formatName, sortMembers, sortTeams } from '../treeRows';
+import { formatName, labelBesideName, sortMembers, sortTeams, teamDisplayName } from '../treeRows';
 import { plain } from '../plainText';
 
 export async function pickTeam(cache: MessageCache, title = 'pick a team'): Promise<Team | undefined> {
@@ -11,7 +11,8 @@ export async function pickTeam(cache: MessageCache, title = 'pick a team'): Prom
   if (teams.length === 0) { void vscode.window.showWarningMessage('Team Inbox: no teams found.'); return undefined; }
   if (teams.length === 1) return teams[0];
   const pick = await vscode.window.showQuickPick(teams.map(t => ({
-    label: plain(t.name), description: `${formatName(t.format)} · ${t.members.length} members`, detail: plain(t.description) || undefined, team: t,
+    label: plain(teamDisplayName(t)), description: [formatName(t.format), `${t.members.length} members`, plain(labelBesideName(t) ?? '')].filter(Boolean).join(' · '),
+    detail: plain(t.description) || undefined, team: t,
   })), { title: `Team Inbox: ${title}`, placeHolder: 'Team', ignoreFocusOut: true });
   return pick?.team;
 }
@@ -24,14 +25,14 @@ export async function pickRecipient(team: Team, broadcast: boolean): Promise<str
     to: m.name,
   }));
   if (broadcast) items.push({ label: '$(broadcast) Everyone', description: 'broadcast to every member', to: '*' });
-  const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: send to (${plain(team.name)})`, placeHolder: 'Recipient', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: send to (${plain(teamDisplayName(team))})`, placeHolder: 'Recipient', ignoreFocusOut: true });
   return pick?.to;
 }
 
 export async function pickInbox(cache: MessageCache, title: string, filter: (m: Member) => boolean): Promise<{ team: string; inbox: string } | undefined> {
   const teams = await cache.loadTeams();
   const items = sortTeams([...teams]).flatMap(t => sortMembers(t.members).filter(filter).map(m => ({
-    label: plain(m.name), description: `${plain(t.name)}${m.owned ? ' · you' : ''}${m.unread ? ` · ${m.unread} unread` : ''}`, team: t.id, inbox: m.inbox,
+    label: plain(m.name), description: `${plain(teamDisplayName(t))}${m.owned ? ' · you' : ''}${m.unread ? ` · ${m.unread} unread` : ''}`, team: t.id, inbox: m.inbox,
   })));
   if (items.length === 0) { void vscode.window.showInformationMessage(`Team Inbox: no inbox to ${title.toLowerCase()}.`); return undefined; }
   const pick = await vscode.window.showQuickPick(items, { title: `Team Inbox: ${title}`, placeHolder: 'Inbox', matchOnDescription: true, ignoreFocusOut: true });

@@ -7,6 +7,7 @@ import { CompactArg, compactTarget } from './args';
 import { CommandGroup } from './common';
 import { pickTeam } from './pickers';
 import { plain } from '../plainText';
+import { teamDisplayName } from '../treeRows';
 import { AttentionNode, TeamNode } from '../treeNodes';
 import type { TaskTreeNode } from '../tasksView';
 import type { Task } from '../protocol';
@@ -54,7 +55,7 @@ export class TeamCommands extends CommandGroup {
     if (arg instanceof TeamNode || !arg?.confirmed) {
       const n = count.messages, inboxes = count.inboxes;
       const t = this.s.cache.team(team);
-      const name = t?.label ?? t?.name ?? team;
+      const name = t ? teamDisplayName(t) : team;
       const yes = await vscode.window.showWarningMessage(
         plain(`Forget ${name}?`),
         {

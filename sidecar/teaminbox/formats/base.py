@@ -35,7 +35,9 @@ class RosterParts:
     lead: str | None
     identity: str  # the name the person sends as
     own_inbox: str | None  # the person's own inbox stem (may not exist yet)
-    info: dict[str, Any] = attrs.Factory(dict)  # team fields for labels (project, created...)
+    # team fields for labels (project, created...); `session: True` for a team named after
+    # its session, not by a person: it is shown by its label (`Team.title`)
+    info: dict[str, Any] = attrs.Factory(dict)
 
 
 class InboxFormat(Protocol):

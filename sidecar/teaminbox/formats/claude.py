@@ -99,12 +99,19 @@ def _nonblocking(path: str, flags: int) -> int:
     return os.open(path, flags | os.O_NONBLOCK)  # a FIFO must not hang a sniff
 
 
-def _team_info(config: dict[str, Any], members: list[Member]) -> dict[str, Any]:
-    """What labels a session team for a human: its project, start and lead process."""
+# The team a session makes for itself (`teams/session-<first 8 hex of its id>/`): nobody
+# chose that name, so people see its label (project · start time) instead.
+_SESSION_TEAM = re.compile(r"session-[0-9a-f]+")
+
+
+def _team_info(config: dict[str, Any], members: list[Member], team_path: str) -> dict[str, Any]:
+    """What labels a team for a human: its project, start and lead process, and whether
+    it is a session's own team (shown by that label)."""
     lead_cwd = next((m.cwd for m in members if m.lead and m.cwd), None)
     proc = config.get("leadProcess")
     proc = proc if isinstance(proc, dict) else {}
     return {
+        "session": bool(_SESSION_TEAM.fullmatch(os.path.basename(team_path.rstrip("/")))),
         "project": os.path.basename(lead_cwd.rstrip("/")) if lead_cwd else None,
         "cwd": lead_cwd,
         "created_at": epoch(config.get("createdAt")),  # milliseconds; 1e30 is None
@@ -179,7 +186,7 @@ class ClaudeFormat(JsonFileLayout):
                 )
             )
         me = identity or USER_INBOX
-        return RosterParts(members, lead, me, me, _team_info(config, members))
+        return RosterParts(members, lead, me, me, _team_info(config, members, team_path))
 
     def consumed(self, member: Member, own_inbox: str | None) -> bool:
         # Claude Code prunes what it delivers and discards what it finds `read: true`.

@@ -55,26 +55,28 @@ def test_ended_team_is_kept(cc: CcRun) -> None:
         assert all(m["archived"] for m in after["messages"])
 
 
-def test_replied_for_a_teammates_message_to_the_lead(cc: CcRun) -> None:
-    """A teammate's text message to the lead is an answer worth a toast.
+def test_replied_for_a_teammates_answer_to_the_lead(cc: CcRun) -> None:
+    """A teammate's text message to the lead is worth a toast when it answers the person.
 
     Claude Code 2.x has no `user.json`: a teammate answers the person by messaging
-    `team-lead`. Expects `teamInbox/replied {message}` (with the default
-    `notifyLeadTraffic: true`) exactly once for each of helper's text messages in
-    `team-lead.json` (HELLO-FROM-HELPER, HELPER-ANSWER-PERSON-2): `message.from ==
-    "helper"`, `message.inbox == "team-lead"`, `message.type == "message"`, `message.id`
-    the entry's `msg_id`; and none for the person's own messages (`from: "user"`) or
-    for the lead's frames to helper (task_assignment, shutdown_request).
+    `team-lead`. With the default level (`replies`), `teamInbox/replied {message}`
+    fires exactly once for helper's answer after the person wrote to it
+    (HELPER-ANSWER-PERSON-2): `message.from == "helper"`, `message.inbox ==
+    "team-lead"`, `message.type == "message"`, `message.id` the entry's `msg_id`. Its
+    hello before the person wrote (HELLO-FROM-HELPER) is the team's own talk: that
+    fires only at `messages` (tests/unit/test_notify_policy.py). None fire for the
+    person's own messages (`from: "user"`) or the lead's frames to helper
+    (task_assignment, shutdown_request).
     """
     cc.require_server()
     got = replied(cc)
-    for text in (sc.HELPER_HELLO, sc.HELPER_ANSWER):
-        hits = [m for m in got if m["text"] == text]
-        assert len(hits) == 1, (text, got)
-        m = hits[0]
-        entry = cc.entry_with(text, "team-lead")
-        assert m["id"] == entry.value["msg_id"]
-        assert (m["from"], m["inbox"], m["type"]) == ("helper", "team-lead", "message")
+    hits = [m for m in got if m["text"] == sc.HELPER_ANSWER]
+    assert len(hits) == 1, got
+    m = hits[0]
+    entry = cc.entry_with(sc.HELPER_ANSWER, "team-lead")
+    assert m["id"] == entry.value["msg_id"]
+    assert (m["from"], m["inbox"], m["type"]) == ("helper", "team-lead", "message")
+    assert not [m for m in got if m["text"] == sc.HELPER_HELLO], got
     assert not [m for m in got if m["from"] == "user"], got
     assert not [m for m in got if m["type"] in ("task_assignment", "shutdown_request")], got
 

@@ -1,33 +1,16 @@
 """Who gets told what: didChange for every change, teamsChanged, the unread count, and
-`replied` (the toast) for a teammate's answer.
-
-`replied` fires once per message, never for a first look at an inbox, for:
-- a message in the person's own inbox (not a frame, unless notify is "all");
-- a teammate's text message to the lead (unless notifyLeadTraffic is off);
-- a teammate's answer after the person wrote to it: the `result` of its next
-  idle notification (Claude Code 2.1.3xx puts its last words there);
-- the lead's answer from its session transcript: features/activity.py archives it and
-  hands it over as a message added to the person's own inbox, so the first rule fires.
-Bare idle pings, shutdown and task frames never fire.
+`replied` (the toast) for what notify_policy.decide says is worth one (the levels are
+described there), once per message, never for a first look at an inbox.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...discovery import Roster
-from ...model import Message
+from ...notify_policy import Waiting, decide
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
-from ...sending import PERSON
 from ...tracker import Change, Tracker, delivery_of
 from ..core import Outgoing, TeamInboxServer
-
-
-def is_answer_frame(msg: Message) -> bool:
-    s = msg.structured or {}
-    return (
-        msg.type == "idle_notification" and isinstance(s.get("result"), str) and bool(s["result"])
-    )
 
 
 class Policy:
@@ -36,33 +19,7 @@ class Policy:
     def __init__(self, server: TeamInboxServer) -> None:
         self.server = server
         self.last_unread: dict[str, int] | None = None
-        self.awaiting: set[tuple[str, str]] = set()  # (team, member name) the person wrote to
-
-    def alert(self, r: Roster, change: Change, msg: Message) -> bool:
-        opts = self.server.options
-        sender = r.name_of(msg.from_)
-        if sender == r.identity or msg.from_ in (r.identity, PERSON):  # the person wrote
-            member = r.member(change.inbox)
-            if member is not None and not member.owned:
-                self.awaiting.add((r.team.id, member.name))
-            return False
-        if msg.read:
-            return False
-        if change.initial and not change.known_before:
-            return False  # first sight of this inbox: a baseline, not news
-        waited = (r.team.id, sender) in self.awaiting
-        lead = next((m for m in r.members if m.lead), None)
-        if change.inbox == r.own_inbox:
-            plain = msg.structured is None or (waited and is_answer_frame(msg))
-            hit = opts.notify == "all" or plain
-        elif is_answer_frame(msg):
-            hit = waited  # the answer to the person's message: once
-        else:
-            to_lead = lead is not None and change.inbox == lead.inbox and sender != lead.name
-            hit = to_lead and msg.structured is None and (opts.notify_lead_traffic or waited)
-        if hit and is_answer_frame(msg):
-            self.awaiting.discard((r.team.id, sender))
-        return hit
+        self.waiting: Waiting = frozenset()  # (team, member name) the person wrote to
 
     def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
         tracker = self.server.tracker
@@ -95,7 +52,9 @@ class Policy:
             if r is None:
                 continue
             for msg in c.diff.added:
-                if self.alert(r, c, msg):
+                verdict = decide(self.server.options, r, c, msg, self.waiting)
+                self.waiting = verdict.waiting
+                if verdict.alert:
                     out.append(("teamInbox/replied", RepliedParams(msg)))
         if teams_changed:
             out.append(("teamInbox/teamsChanged", {}))
