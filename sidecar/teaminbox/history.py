@@ -680,16 +680,14 @@ class History:
         """The ids marked seen in an inbox (a copy the caller may change)."""
         return set(self.seen_set(team, inbox))
 
-    def seen_set(self, team: str, inbox: str) -> frozenset[str]:
+    def seen_set(self, team: str, inbox: str, *, checked: bool = False) -> frozenset[str]:
         """The ids marked seen in an inbox, the same object for as long as they stay the
         same (Tracker.unread keys its counts on it). Read from the table again after any
         write to it here or any commit elsewhere: 10,000 seen ids took 4 ms to read, each
-        publisher step, when nothing had changed."""
-        token = (self._seen_gen, self.db.execute("PRAGMA data_version").fetchone()[0])
-        if token != self._seen_token:
-            self._seen_token = token
-            self._seen_stale.update(self._seen_cache)
-            self._seen_cache = {}
+        publisher step, when nothing had changed. `checked`: the caller ran check_seen
+        for this pass over many inboxes."""
+        if not checked:
+            self.check_seen()
         key = (_key(team), _key(inbox))
         found = self._seen_cache.get(key)
         if found is None:
@@ -699,6 +697,15 @@ class History:
                 found = stale
             self._seen_cache[key] = found
         return found
+
+    def check_seen(self) -> None:
+        """Forget the cached seen sets if the table may have changed. Once per pass: a
+        `PRAGMA` per inbox gave up the GIL 200 times a step during a flood."""
+        token = (self._seen_gen, self.db.execute("PRAGMA data_version").fetchone()[0])
+        if token != self._seen_token:
+            self._seen_token = token
+            self._seen_stale.update(self._seen_cache)
+            self._seen_cache = {}
 
     def _read_seen(self, key: SeenKey) -> frozenset[str]:
         rows = self.db.execute("SELECT id FROM seen WHERE team=? AND inbox=?", key)

@@ -595,10 +595,12 @@ class Tracker:
     def unread(self) -> dict[str, int]:
         """Unread and unseen messages in the person's own inbox of each team."""
         by_team: dict[str, int] = {}
+        self.history.check_seen()
         for tid, r in self.rosters.items():
             state = self.inboxes.get((tid, r.own_inbox or ""))
             if state is not None:
-                by_team[tid] = state.unseen(self.history.seen_set(tid, state.inbox))
+                seen = self.history.seen_set(tid, state.inbox, checked=True)
+                by_team[tid] = state.unseen(seen)
         return by_team
 
     def ids(self, team: str, inbox: str) -> list[str]:

@@ -184,3 +184,28 @@ def test_a_count_changed_on_purpose_is_caught(teams: Teams, tmp_path: Path) -> N
     state._unseen = (memo[0], memo[1], memo[2] + 1)
     with pytest.raises(AssertionError):
         w.check()
+
+
+def test_one_freshness_check_a_pass_over_every_team(teams: Teams, tmp_path: Path) -> None:
+    """Tracker.unread asks SQLite whether the seen table changed once a pass, not once an
+    inbox: with 200 teams a step made 200 calls, each giving up the GIL during a flood."""
+    for n in range(20):
+        write_json(teams.claude_root / f"t{n}" / "inboxes" / "user.json", [entry(n, False)])
+        write_json(
+            teams.claude_root / f"t{n}" / "config.json",
+            {"name": f"t{n}", "leadAgentId": f"team-lead@t{n}", "members": []},
+        )
+    tracker = Tracker(teams.settings, History(str(tmp_path / "history.db")))
+    tracker.scan()
+    asked: list[str] = []
+    tracker.history.db.set_trace_callback(asked.append)
+    counts = tracker.unread()
+    assert len(counts) > 20
+    assert sum("data_version" in q for q in asked) == 1
+    # ...and still sees a commit made elsewhere (another window marks a message seen)
+    tid = tracker.resolve("t3")
+    [msg_id] = tracker.ids(tid, "user")
+    with closing(sqlite3.connect(str(tmp_path / "history.db"))) as other:
+        other.execute("INSERT INTO seen(team, inbox, id) VALUES (?, ?, ?)", (tid, "user", msg_id))
+        other.commit()
+    assert tracker.unread()[tid] == counts[tid] - 1
