@@ -183,7 +183,9 @@ class Tracker:
     def tick(self) -> tuple[bool, list[Change]]:
         """The light look between full scans (the server's tick): what no file event tells.
         A torn config's grace running or a lead that died: a full scan. Else only inboxes
-        whose last read failed are read again (a corrupt one costs a stat: same bytes)."""
+        whose last read failed are read again (a corrupt one costs a stat: same bytes), and
+        archive writes the disk refused are tried again (nothing to do when none waits)."""
+        self.history.catch_up()
         if self._bad_since or self._leads_alive() != self._alive:
             return self.scan()
         failed = [s for s in self.inboxes.values() if s.error is not None]

@@ -75,6 +75,8 @@ def vsix(
         z.writestr("extension/LICENSE.txt", licence)
         z.writestr("extension/readme.md", readme)
         z.writestr("extension/dist/extension.js", "exports.activate = () => {};\n")
+        z.writestr("extension/dist/teamView.js", "")  # the team view's bundle (check_vsix)
+        z.writestr("extension/dist/teamView.css", "")
         z.writestr("extension/extension/media/icon.png", png(128, 128) if icon is None else icon)
         z.writestr(f"{LIBS}teaminbox/__main__.py", "")
         z.writestr(f"{LIBS}teaminbox/orjson_standin.py", "")
