@@ -169,10 +169,12 @@ class Tracker:
             changes: list[Change] = []
         else:
             changes = self._relist()
-            # the stats of what was just read, new teams' included (keyed before, the next
-            # scan re-listed every team once more); a change since the read is too young
-            # for a key (RACY_NS): read again then
-            self._scan_key = self._inputs_key()
+            # The stats taken before the read vouch for it only if nothing moved while it
+            # read: a team made after find_teams listed the root, keyed by a stat taken
+            # after, would stay unlisted by every later scan. New or gone teams change the
+            # key too: the next scan lists once more and keys that.
+            after = self._inputs_key()
+            self._scan_key = after if after == key else None
         for state in list(self.inboxes.values()):
             change = self.refresh(state)
             if change:

@@ -160,3 +160,41 @@ def test_a_new_filebus_agent_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyP
     (project / ".team" / "inbox" / "tester").mkdir()
     t.scan()
     assert "tester" in members(t, "filebus:project")
+
+
+def test_a_team_made_while_the_scan_reads_is_seen_by_the_next(
+    setup: tuple[Tracker, Path, Callable[[], int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A team folder made after find_teams listed the root but before the scan ended (its
+    rosters read on a loaded machine, longer than RACY_NS): the scan its event asks for
+    lists it. Keyed after the read, that scan took the root's new stat as already read."""
+    t, root, _ = setup
+    real = tracker.find_teams
+
+    def listing_then_a_new_team(roots: Any) -> Any:
+        found = real(roots)
+        if not (root / "beta").exists():
+            make_team(root, "beta", ["team-lead"])
+        return found
+
+    (root / "alpha" / "config.json").write_text(
+        json.dumps({"name": "alpha", "members": [{"name": "team-lead"}, {"name": "tester"}]})
+    )
+    monkeypatch.setattr(tracker, "find_teams", listing_then_a_new_team)
+    t.scan()
+    assert set(t.rosters) == {"claude:alpha"}  # listed before beta was made
+    t.scan()  # the scan beta's folder event asks for
+    assert set(t.rosters) == {"claude:alpha", "claude:beta"}
+
+
+def test_a_new_team_is_keyed_after_one_more_listing(
+    setup: tuple[Tracker, Path, Callable[[], int]],
+) -> None:
+    t, root, calls = setup
+    make_team(root, "beta", ["team-lead"])
+    before = calls()
+    t.scan()
+    t.scan()  # the key before the first read lacked beta's folder: listed once more
+    t.scan()
+    t.scan()
+    assert calls() == before + 2 and set(t.rosters) == {"claude:alpha", "claude:beta"}
