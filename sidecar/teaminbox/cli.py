@@ -21,8 +21,7 @@ import orjson
 from . import __version__, maintenance, marking, sending
 from .discovery import Roster, Settings, describe, find_teams, resolve_team, roster
 from .errors import InvalidParams, TeamInboxError
-from .formats import dumps_any, dumps_indented
-from .formats.claude import COLORS
+from .jsonio import dumps_any, dumps_indented
 from .model import Member, Message, Team, converter
 from .render import description, plural
 from .store import messages, read
@@ -438,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--color",
             metavar="COLOR",
-            help=f"the sender's color in Claude Code: {', '.join(COLORS)}",
+            help=f"the sender's color in Claude Code: {', '.join(sending.colors())}",
         )
         sp.add_argument("--from", dest="sender", metavar="NAME", help="send as NAME, not as you")
         sp.set_defaults(func=cmd_send if name == "send" else cmd_broadcast)

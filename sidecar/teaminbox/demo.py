@@ -18,9 +18,8 @@ from pathlib import Path
 
 from . import marking
 from .discovery import Root, Settings, resolve_team, roster
-from .formats.claude import now_iso
-from .formats.pseudoclaude import now_rfc3339_nano
-from .store import messages, read
+from .store import deliver, messages, read
+from .timestamps import now_iso, now_rfc3339_nano
 
 CLAUDE_TEAM = "demo-team"
 PC_TEAM = "demo-pc"
@@ -267,7 +266,7 @@ def _reply(settings: Settings, team: str, to: str, text: str, summary: str) -> N
     entry = fmt.new_entry(
         sender=r.identity, recipient=target.agent_id or target.inbox, text=text, summary=summary
     )
-    fmt.deliver(r.team.inbox_path(target.inbox), entry, 30.0)
+    deliver(fmt, r.team.inbox_path(target.inbox), entry, timeout=30.0)
 
 
 def simulate(home: Path, interval: float = 0.5, duration: float | None = None) -> None:

@@ -24,9 +24,10 @@ from .errors import (
     UnknownTeam,
     check_name,
 )
+from .fileio import listdir
 from .formats import InboxFormat, get, registry
-from .formats.base import listdir
 from .model import Member, Problem, Team
+from .store import messages, read
 from .timestamps import epoch
 
 BROADCAST = ("*", "broadcast", "all")  # `all` is PseudoClaude's own spelling
@@ -384,8 +385,6 @@ def pid_alive(pid: Any) -> bool | None:
 
 def _count(team: TeamDir, m: Member) -> None:
     """A member's total/unread from its inbox; a bad file becomes its error."""
-    from .store import messages, read
-
     fmt = team.fmt
     try:
         snap = read(fmt, team.inbox_path(m.inbox))

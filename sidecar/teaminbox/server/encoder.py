@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
-from ..formats import dumps_any
+from ..jsonio import dumps_any
 
 log = logging.getLogger("teaminbox")
 
