@@ -18,6 +18,7 @@ from pathlib import Path
 
 from . import marking
 from .discovery import Root, Settings, resolve_team, roster
+from .formats import registry
 from .store import deliver, messages, read
 from .timestamps import now_iso, now_rfc3339_nano
 
@@ -232,8 +233,8 @@ def answer_once(home: Path) -> int:
                 continue
             # the simulated runner consumes its inbox, as a real one does
             marking.set_read(r, member, [m.id for m in unread], discard=True)
-            as_me = Settings(roots=roots(home), identity={"claude": name, "pseudoclaude": name})
-            to = "user" if r.team.format == "claude" else "lead"
+            as_me = Settings(roots=roots(home), identity=dict.fromkeys(registry(), name))
+            to = r.team.fmt.default_identity or "lead"  # its person: Claude's user, else the lead
             for m in unread:
                 first = (m.text.strip().splitlines() or [""])[0][:80]
                 _reply(

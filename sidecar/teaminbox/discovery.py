@@ -52,11 +52,7 @@ def parse_root(spec: str) -> Root:
 
 def default_roots(env: Mapping[str, str] = os.environ) -> list[Root]:
     home = env.get("HOME") or os.path.expanduser("~")
-    claude_dir = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
-    return [
-        Root(os.path.join(claude_dir, "teams"), "claude"),
-        Root(os.path.join(home, ".PseudoClaude", "teams"), "pseudoclaude"),
-    ]
+    return [Root(p, name) for name, f in registry().items() for p in f.default_roots(home, env)]
 
 
 def _default_identity() -> dict[str, str | None]:
@@ -129,7 +125,7 @@ def _detect(team_path: str, config: dict[str, Any] | None) -> str:
     for name, fmt in registry().items():
         if fmt.sniff(team_path, config):
             return name
-    return "claude"
+    return next(name for name, fmt in registry().items() if fmt.claims_unknown)
 
 
 def find_teams(roots: Iterable[Root]) -> list[TeamDir]:
@@ -340,6 +336,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
     return Team(
         id=team.id,
         format=team.format,
+        format_name=team.fmt.label,
         name=name,
         dir=team.path,
         root=team.root,

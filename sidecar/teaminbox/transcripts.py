@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 import orjson
 
-from .model import Activity, TokenUse
+from .model import Activity, TokenUse, converter
 from .timestamps import epoch
 
 MAX_LINE = 8 * 1024 * 1024  # a longer line is skipped (never buffered whole)
@@ -572,8 +572,6 @@ class TeamActivity:
 
     def persisted(self) -> dict[str, Any]:
         """What the history keeps of it: timestamps and token counts, not words."""
-        from .model import converter
-
         return {
             "tokens": converter.unstructure(self.tokens),
             "branch": self.branch,
@@ -588,8 +586,6 @@ class TeamActivity:
 
     @classmethod
     def restored(cls, body: Any) -> TeamActivity | None:
-        from .model import converter
-
         if not isinstance(body, dict):
             return None
         try:

@@ -20,6 +20,11 @@ def registry() -> dict[str, InboxFormat]:
     return dict(_FORMATS)
 
 
+def find(name: str | None) -> InboxFormat | None:
+    """The format of that name, None for a name no format has (an old history's)."""
+    return _FORMATS.get(name) if name else None
+
+
 def get(name: str) -> InboxFormat:
     """The format object for a format name."""
     return _FORMATS[name]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar, Literal
 
@@ -65,7 +65,6 @@ class InboxFormat:
     has_read_flag = True  # entries carry `read`; else the person's "read" is the seen state
     drops_leavers = False  # the config forgets members who leave, their inbox files stay
     default_identity: str | None = None  # the person's name when settings give none
-    identity_setting = False  # the person may name themselves (InitializationOptions.identity)
     tasks: TaskBoard | None = None  # its task board (formats/tasks_base.py); None: it has none
     new_file_mode: int | None = None  # a new inbox's mode; None: 0666 & ~umask (Node's writeFile)
     lock_class: type[PeerLock] = ExclFileLock  # the peer's own lock on `<inbox>.lock`
@@ -77,11 +76,17 @@ class InboxFormat:
     # Say frames carry their words in the message text (a payload beside it), rather than
     # in the frame's own fields (Claude Code's JSON in `text`).
     words_in_text = False
-    # A Claude Code session team: transcripts, session files, the permission hook apply.
+    # Its teams are Claude Code sessions: transcripts, session files, the permission hook and
+    # prompts in a terminal apply, and a lead approves its teammates' plans.
     claude_sessions = False
+    # How the person answers a plan: "ask_lead" (a message asking the lead), "frame" (a
+    # plan_approval_response to the member); None: its teams send no plans to answer.
+    plan_answer: Literal["ask_lead", "frame"] | None = None
 
-    def default_roots(self, home: str, claude_dir: str) -> list[str]:
-        """Where its teams live when settings name no roots."""
+    claims_unknown = False  # a team folder no format's sniff claims is of this format
+
+    def default_roots(self, home: str, env: Mapping[str, str]) -> list[str]:
+        """Where its teams live, searched unless settings turn the default roots off."""
         return []
 
     # --- layout

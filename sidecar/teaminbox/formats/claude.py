@@ -10,6 +10,7 @@ import os
 import re
 import uuid
 from array import array
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -142,10 +143,17 @@ class ClaudeFormat(InboxFormat):
     compactable = True
     label = "Claude"
     default_identity: str | None = USER_INBOX
-    identity_setting = True
     colors = COLORS
     lock_class = DirLock  # Claude Code's proper-lockfile: `<inbox>.lock/` made by mkdir
     claude_sessions = True
+    plan_answer = "ask_lead"  # Claude Code takes a plan approval only from the lead
+    claims_unknown = True  # a config-less folder is Claude's unless its inboxes are objects
+
+    def default_roots(self, home: str, env: Mapping[str, str]) -> list[str]:
+        return [
+            os.path.join(env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "teams")
+        ]
+
     tasks = CLAUDE_TASKS  # the task board: <config>/tasks/<team>/, a file a task
 
     def sniff(self, team_path: str, config: dict[str, Any] | None) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from array import array
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -113,9 +114,13 @@ def _frame_text(kind: str, payload: dict[str, Any]) -> tuple[str, str]:
 class PseudoClaudeFormat(InboxFormat):
     name = "pseudoclaude"
     label = "PseudoClaude"
-    identity_setting = True
     new_file_mode = 0o600  # it renames Go's os.CreateTemp files over its inboxes
     words_in_text = True
+    plan_answer = "frame"
+
+    def default_roots(self, home: str, env: Mapping[str, str]) -> list[str]:
+        return [os.path.join(home, ".PseudoClaude", "teams")]
+
     compactable = False  # an entry's index is its identity: pruning shifts what gets marked
     default_identity: str | None = None  # the lead
     tasks = PSEUDOCLAUDE_TASKS  # the task board: <team>/tasks.json
