@@ -188,7 +188,7 @@ def make_converter(describe: Callable[[Message], Description] | None = None) -> 
 
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     # an entry's own JSON (raw, payload, structured) is plain data already and may nest 1,024
-    # deep (formats.MAX_DEPTH): cattrs would recurse into it, one frame pair a level
+    # deep (jsonio.MAX_DEPTH): cattrs would recurse into it, one frame pair a level
     free: set[Any] = {dict[str, Any], dict[str, Any] | None}
     conv.register_unstructure_hook_func(lambda t: t in free, lambda value: value)
     conv.register_structure_hook_factory(attrs.has, structure_factory)

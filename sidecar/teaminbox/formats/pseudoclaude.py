@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import CorruptInbox
-from ..jsonio import canonical, dumps_indented, loads, opt_str, short_hash
+from ..jsonio import canonical, loads, opt_str, short_hash
 from ..model import Member, Message
 from ..timestamps import epoch, now_rfc3339_nano
 from .base import InboxFormat, RosterParts
@@ -264,11 +264,7 @@ class PseudoClaudeFormat(InboxFormat):
     def entry_spans(self, data: bytes, start: int = 0) -> tuple[array[int], array[int]] | None:
         return None  # entries sit inside an object: parsed whole
 
-    def serialize(self, doc: Any) -> bytes:
-        return dumps_indented(doc)
-
-    def append_bytes(self, data: bytes, new_entries: list[dict[str, Any]]) -> bytes | None:
-        return None  # small files by design; a full rewrite keeps unknown top-level keys
+    # append_bytes: none (small files by design; a full rewrite keeps unknown top-level keys)
 
     def new_entry(
         self,
