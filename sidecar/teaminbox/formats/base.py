@@ -73,8 +73,8 @@ class InboxFormat:
 
     # --- what differs between formats beyond the files (render, member state, attention)
 
-    # Say frames carry their words in the message text (a payload beside it), rather than
-    # in the frame's own fields (Claude Code's JSON in `text`).
+    # Its frames carry their words in the message text and their fields in a payload
+    # (PseudoClaude), not all in the frame's own fields (Claude Code's JSON in `text`).
     words_in_text = False
     # Its teams are Claude Code sessions: transcripts, session files, the permission hook and
     # prompts in a terminal apply, and a lead approves its teammates' plans.
