@@ -38,8 +38,8 @@ import orjson
 
 from teaminbox import store
 from teaminbox.errors import TeamInboxError
-from teaminbox.formats import dumps_indented
-from teaminbox.formats.claude import CLAUDE
+from teaminbox.formats.claude import CLAUDE, ensure_claude_inbox
+from teaminbox.jsonio import dumps_indented
 from teaminbox.locks import DirLock, PeerLock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -305,7 +305,7 @@ def worker_ours(inbox: str, count: int, size: int, tag: str, start_at: float) ->
         entry = our_entry(tag, i, size)
         s = time.perf_counter()
         try:
-            store.ensure_claude_inbox(inbox)
+            ensure_claude_inbox(inbox)
             store.append(CLAUDE, inbox, [entry])
         except (TeamInboxError, OSError) as err:
             lost.append(i)

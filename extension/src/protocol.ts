@@ -100,6 +100,8 @@ export interface Team {
   ended: boolean;
   /** for humans: project · start time (a session team's title) */
   label: string | null;
+  /** how people call its format (Claude, File bus); "" in an old history */
+  formatName: string;
   project: string | null;
   /** epoch seconds */
   createdAt: number | null;
@@ -188,20 +190,14 @@ export interface Task {
   raw: Record<string, unknown>;
 }
 
-export interface Identity {
-  claude?: string | null;
-  pseudoclaude?: string | null;
-  filebus?: string | null;
-}
-
 /** `initializationOptions` of `initialize`. */
 export interface InitializationOptions {
   /** PATH or FORMAT=PATH; workspace folders too */
   roots?: string[];
   /** also ~/.claude/teams and ~/.PseudoClaude/teams */
   defaultRoots?: boolean;
-  /** who the person is, per format or one name */
-  identity?: Identity | string | null;
+  /** who the person is: one, or by format */
+  identity?: Record<string, string | null> | string | null;
   /** the SQLite archive (default: the user's data folder) */
   historyPath?: string | null;
   /** days to keep archived messages and ended teams; 0: forever */

@@ -63,7 +63,7 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
       const tasks = this.cache.tasks(n.team) ?? [];
       const open = tasks.filter(x => x.status !== 'completed').length;
       item = new vscode.TreeItem(t ? teamDisplayName(t) : n.team, t?.ended ? Collapsed : Expanded);
-      item.description = [t ? formatName(t.format) : '', `${tasks.length} task${tasks.length === 1 ? '' : 's'}`, open ? `${open} open` : '', t?.ended ? 'ended' : ''].filter(Boolean).join(' · ');
+      item.description = [t ? formatName(t) : '', `${tasks.length} task${tasks.length === 1 ? '' : 's'}`, open ? `${open} open` : '', t?.ended ? 'ended' : ''].filter(Boolean).join(' · ');
       item.iconPath = new vscode.ThemeIcon(t?.ended ? 'archive' : 'organization');
       item.contextValue = 'taskTeam';
     } else if (n.kind === 'group') {

@@ -97,9 +97,8 @@ export function totalUnread(teams: Team[]): number {
   return teams.reduce((n, t) => n + teamUnread(t), 0);
 }
 
-const FORMAT_NAMES: Record<string, string> = { claude: 'Claude', pseudoclaude: 'PseudoClaude', filebus: 'File bus' };
-
-export function formatName(format: string): string { return FORMAT_NAMES[format] ?? format; }
+/** How people call a team's format: the sidecar's name for it (its id in an old history). */
+export function formatName(team: Pick<Team, 'format' | 'formatName'>): string { return team.formatName || team.format; }
 
 /** The sidecar's label (`myapp · Mon 30 Nov 14:02`) beside a chosen name; none when it is the title. */
 export function labelBesideName(team: Pick<Team, 'name' | 'title' | 'label'>): string | undefined {
@@ -109,7 +108,7 @@ export function labelBesideName(team: Pick<Team, 'name' | 'title' | 'label'>): s
 export function teamRow(team: Team): Row {
   const unread = teamUnread(team);
   const name = teamDisplayName(team);
-  const parts = [formatName(team.format)];
+  const parts = [formatName(team)];
   if (unread) parts.push(`${unread} unread`);
   if (team.ended) parts.push('ended');
   else if (team.orphan) parts.push('orphan');

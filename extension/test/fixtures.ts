@@ -30,7 +30,7 @@ export function member(over: Partial<Member> = {}): Member {
 
 export function team(over: Partial<Team> = {}): Team {
   return <Team>{
-    id: 'claude:alpha', format: 'claude', name: 'alpha', dir: '/h/.claude/teams/alpha', root: '/h/.claude/teams',
+    id: 'claude:alpha', format: 'claude', formatName: 'Claude', name: 'alpha', dir: '/h/.claude/teams/alpha', root: '/h/.claude/teams',
     description: 'Alpha team', lead: 'team-lead', identity: 'user', ownInbox: 'user', error: null,
     ended: false, label: null, project: null, createdAt: null, leadAlive: null, title: over.name ?? 'alpha',
     members: [

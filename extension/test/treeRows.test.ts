@@ -15,7 +15,7 @@ test('team row: format tag, unread, error', () => {
   assert.equal(r.label, 'alpha');
   assert.equal(r.description, 'Claude · 2 unread');
   assert.equal(r.icon, 'organization');
-  const bad = teamRow(team({ format: 'pseudoclaude', error: { code: 'corrupt_config', message: 'config.json: bad JSON', path: null } }));
+  const bad = teamRow(team({ format: 'pseudoclaude', formatName: 'PseudoClaude', error: { code: 'corrupt_config', message: 'config.json: bad JSON', path: null } }));
   assert.equal(bad.icon, 'error');
   assert.match(bad.description, /^PseudoClaude · 2 unread · error: config\.json: bad JSON$/);
   assert.match(bad.tooltip, /corrupt_config/);
@@ -28,7 +28,9 @@ test('team row: format tag, unread, error', () => {
   assert.equal(teamRow(team({ label: 'alpha' })).description, 'Claude · 2 unread', 'a label that is the title is not repeated');
   assert.equal(ended.icon, 'archive');
   assert.equal(ended.contextValue, 'team.ended');
-  assert.equal(teamRow(team({ format: 'filebus' })).description, 'File bus · 2 unread');
+  assert.equal(teamRow(team({ format: 'filebus', formatName: 'File bus' })).description, 'File bus · 2 unread');
+  // a team archived before the sidecar sent its format's name: the format's id
+  assert.equal(teamRow(team({ format: 'filebus', formatName: '' })).description, 'filebus · 2 unread');
 });
 
 test('a chosen name names the row; the label (project · start time) describes it', () => {
@@ -37,7 +39,7 @@ test('a chosen name names the row; the label (project · start time) describes i
   assert.equal(named.description, 'Claude · 2 unread · app · Tue 10 Feb 23:25');
   assert.match(named.tooltip, /^payments-refactor \(claude:alpha\)\napp · Tue 10 Feb 23:25\n/);
   // a label that starts with the name is still the label, whole (no format's rule guessed here)
-  const pc = teamRow(team({ format: 'pseudoclaude', name: 'auth', title: 'auth', label: 'auth · Sun 29 Nov 09:00' }));
+  const pc = teamRow(team({ format: 'pseudoclaude', formatName: 'PseudoClaude', name: 'auth', title: 'auth', label: 'auth · Sun 29 Nov 09:00' }));
   assert.deepEqual([pc.label, pc.description], ['auth', 'PseudoClaude · 2 unread · auth · Sun 29 Nov 09:00']);
   // a team remembered by an older version has no title: its name
   assert.equal(teamRow(team({ name: 'payments-refactor', title: undefined, label: 'app · Tue 10 Feb 23:25' })).label, 'payments-refactor');

@@ -14,18 +14,22 @@ import os
 import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-from . import __version__, maintenance, marking, sending
-from .discovery import Roster, Settings, describe, find_teams, resolve_team, roster
-from .errors import InvalidParams, TeamInboxError
-from .formats import dumps_any, dumps_indented
-from .formats.claude import COLORS
-from .model import Member, Message, Team, converter
-from .render import description, plural
-from .store import messages, read
+from . import __version__, demo, hook, maintenance, marking, sending
+from .discovery import Roster, Settings, describe, find_teams, pick_team, resolve_team, roster
+from .errors import InvalidParams, TeamInboxError, TooLarge, UnknownTeam
+from .formats.tasks_base import NoTaskBoard
+from .history import History, NotAHistory, default_path
+from .jsonio import dumps_any, dumps_indented
+from .locks import DEFAULT_TIMEOUT
+from .model import Member, Message, Team
+from .render import description, plural, wire_converter
+from .store import MAX_MESSAGE_BYTES, messages, read
+from .tasks import Boards
 from .termtext import json_text, visible
 
 EXIT_OK = 0
@@ -108,9 +112,6 @@ def _message_text(path: str | None) -> str:
     ends), says which byte is not UTF-8, and turns a missing or unreadable
     file into one line. Newlines: \r\n and \r become \n, as before.
     """
-    from .errors import TooLarge
-    from .store import MAX_MESSAGE_BYTES
-
     name = path if path is not None else "stdin"
     try:
         if path is None:
@@ -203,7 +204,7 @@ def _show_message(msg: Message, r: Roster) -> None:
 def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
     teams = [describe(roster(t, settings), counts=True) for t in find_teams(settings.roots)]
     if args.json:
-        _print_json({"teams": converter.unstructure(teams)})
+        _print_json({"teams": wire_converter.unstructure(teams)})
     elif not teams:
         _say(_no_teams(settings))
     else:
@@ -247,7 +248,7 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
         msgs = list(heapq.merge(msgs, archived, key=_by_time))
     if args.json:
         out: dict[str, Any] = {
-            "messages": converter.unstructure(msgs),
+            "messages": wire_converter.unstructure(msgs),
             "total": total,
             "unread": unread,
         }
@@ -266,7 +267,7 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
 
 def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
     if args.json:
-        _print_json({"results": converter.unstructure(results)})
+        _print_json({"results": wire_converter.unstructure(results)})
     failed = [r for r in results if not r.ok]
     for res in results if not args.json else []:
         if res.ok:
@@ -347,7 +348,7 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     teams = find_teams(settings.roots)
     findings = maintenance.doctor(settings)
     if args.json:
-        _print_json({"findings": converter.unstructure(findings)})
+        _print_json({"findings": wire_converter.unstructure(findings)})
     elif not teams:
         _say(_no_teams(settings))
     elif not findings:
@@ -438,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--color",
             metavar="COLOR",
-            help=f"the sender's color in Claude Code: {', '.join(COLORS)}",
+            help=f"the sender's color in Claude Code: {', '.join(sending.colors())}",
         )
         sp.add_argument("--from", dest="sender", metavar="NAME", help="send as NAME, not as you")
         sp.set_defaults(func=cmd_send if name == "send" else cmd_broadcast)
@@ -572,8 +573,6 @@ def _add_more(sub: Any) -> None:
     )
     sp.set_defaults(func=cmd_mcp)
 
-    from . import hook
-
     about = (
         "Team Inbox's PermissionRequest hook for Claude Code (opt-in): install adds it to your"
         " Claude settings (or --project DIR's .claude/settings.local.json), showing what it"
@@ -587,8 +586,6 @@ def _add_more(sub: Any) -> None:
 
 
 def cmd_hook(args: argparse.Namespace, settings: Settings) -> int:
-    from . import hook
-
     def say(text: str, err: bool = False) -> None:
         for line in text.split("\n"):  # each line shown safe, as every other command's
             _say(line, err=err)
@@ -597,10 +594,6 @@ def cmd_hook(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
-    from pathlib import Path
-
-    from . import demo
-
     home = Path(args.home) if args.home else demo.default_home()
     if args.action == "init":
         demo.init(home)
@@ -617,14 +610,14 @@ def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from .server import parse_tcp, serve
+    from .server import parse_tcp, serve  # noqa: PLC0415 -- the server's libraries load for serve alone
 
     for given, flag in ((args.token_file, "--token-file"), (args.allow_remote, "--allow-remote")):
         if given and not args.tcp:
             _say(f"teaminbox: {flag} is for --tcp", err=True)
             return EXIT_USAGE
     if args.tcp:
-        from .server.transport import loopback_problem
+        from .server.transport import loopback_problem  # noqa: PLC0415 -- as above
 
         try:
             host, port = parse_tcp(args.tcp)
@@ -651,7 +644,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     try:  # here, not at the top: the SDK is an optional extra, and slow to import
-        from . import mcpserver
+        from . import mcpserver  # noqa: PLC0415 -- the optional MCP SDK
     except ModuleNotFoundError as err:
         if (err.name or "").partition(".")[0] not in ("mcp", "pydantic", "anyio"):
             raise
@@ -663,8 +656,6 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _history(args: argparse.Namespace) -> Any:
-    from .history import History, NotAHistory, default_path
-
     path = getattr(args, "history", None)
     try:
         return History(path, strict=True)
@@ -702,7 +693,7 @@ def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         history.close()
     if args.json:
-        _print_json(converter.unstructure(res))
+        _print_json(wire_converter.unstructure(res))
     else:
         pruned = plural(res.removed, "read entry", "read entries")
         _say(f"{res.team} {res.inbox}: archived and pruned {pruned}, {res.kept} left")
@@ -711,12 +702,9 @@ def cmd_compact(args: argparse.Namespace, settings: Settings) -> int:
 
 def _ended_tasks(args: argparse.Namespace, team: str) -> tuple[str, list[Any]]:
     """An ended team's board, from the history (its files where they outlived it)."""
-    from .discovery import pick_team
-    from .tasks import Boards
-
     history = _history(args)
     try:
-        ended = [converter.structure(orjson.loads(b), Team) for b, _ in history.ended_teams()]
+        ended = [wire_converter.structure(orjson.loads(b), Team) for b, _ in history.ended_teams()]
         t: Team = pick_team(ended, team)
         return t.id, Boards(history).ended(t)
     finally:
@@ -733,10 +721,6 @@ def _show_tasks(tasks: list[Any]) -> None:
 
 
 def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
-    from .errors import UnknownTeam
-    from .locks import DEFAULT_TIMEOUT
-    from .tasks import NoTaskBoard
-
     try:
         team = resolve_team(settings.roots, args.team)
     except UnknownTeam:
@@ -745,7 +729,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         tid, tasks = _ended_tasks(args, args.team)
         archived = " (ended: its last board)" if tasks and tasks[0].archived else " (ended)"
         if args.json:
-            _print_json({"team": tid, "tasks": converter.unstructure(tasks)})
+            _print_json({"team": tid, "tasks": wire_converter.unstructure(tasks)})
         else:
             _say(f"{tid}{archived}: {plural(len(tasks), 'task')}")
             _show_tasks(tasks)
@@ -761,7 +745,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
         task.team = team.id
         task.owner = r.name_of(task.owner) if task.owner else None
         if args.json:
-            _print_json({"task": converter.unstructure(task)})
+            _print_json({"task": wire_converter.unstructure(task)})
         else:
             _say(f"{team.id} #{task.id}: {task.status}  {task.subject}")
         return EXIT_OK
@@ -770,7 +754,7 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
     for t in tasks:
         t.owner = r.name_of(t.owner) if t.owner else None
     if args.json:
-        _print_json({"team": team.id, "tasks": converter.unstructure(tasks)})
+        _print_json({"team": team.id, "tasks": wire_converter.unstructure(tasks)})
         return EXIT_OK
     for p in got.problems if got else []:
         _say(f"! {p.message}", err=True)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from . import marking
 from .discovery import Root, Settings, resolve_team, roster
-from .formats.claude import now_iso
-from .formats.pseudoclaude import now_rfc3339_nano
-from .store import messages, read
+from .formats import registry
+from .store import deliver, messages, read
+from .timestamps import now_iso, now_rfc3339_nano
 
 CLAUDE_TEAM = "demo-team"
 PC_TEAM = "demo-pc"
@@ -233,8 +233,8 @@ def answer_once(home: Path) -> int:
                 continue
             # the simulated runner consumes its inbox, as a real one does
             marking.set_read(r, member, [m.id for m in unread], discard=True)
-            as_me = Settings(roots=roots(home), identity={"claude": name, "pseudoclaude": name})
-            to = "user" if r.team.format == "claude" else "lead"
+            as_me = Settings(roots=roots(home), identity=dict.fromkeys(registry(), name))
+            to = r.team.fmt.default_identity or "lead"  # its person: Claude's user, else the lead
             for m in unread:
                 first = (m.text.strip().splitlines() or [""])[0][:80]
                 _reply(
@@ -267,7 +267,7 @@ def _reply(settings: Settings, team: str, to: str, text: str, summary: str) -> N
     entry = fmt.new_entry(
         sender=r.identity, recipient=target.agent_id or target.inbox, text=text, summary=summary
     )
-    fmt.deliver(r.team.inbox_path(target.inbox), entry, 30.0)
+    deliver(fmt, r.team.inbox_path(target.inbox), entry, timeout=30.0)
 
 
 def simulate(home: Path, interval: float = 0.5, duration: float | None = None) -> None:

@@ -24,9 +24,10 @@ from .errors import (
     UnknownTeam,
     check_name,
 )
+from .fileio import listdir
 from .formats import InboxFormat, get, registry
-from .formats.base import listdir
 from .model import Member, Problem, Team
+from .store import messages, read
 from .timestamps import epoch
 
 BROADCAST = ("*", "broadcast", "all")  # `all` is PseudoClaude's own spelling
@@ -51,11 +52,7 @@ def parse_root(spec: str) -> Root:
 
 def default_roots(env: Mapping[str, str] = os.environ) -> list[Root]:
     home = env.get("HOME") or os.path.expanduser("~")
-    claude_dir = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
-    return [
-        Root(os.path.join(claude_dir, "teams"), "claude"),
-        Root(os.path.join(home, ".PseudoClaude", "teams"), "pseudoclaude"),
-    ]
+    return [Root(p, name) for name, f in registry().items() for p in f.default_roots(home, env)]
 
 
 def _default_identity() -> dict[str, str | None]:
@@ -128,7 +125,7 @@ def _detect(team_path: str, config: dict[str, Any] | None) -> str:
     for name, fmt in registry().items():
         if fmt.sniff(team_path, config):
             return name
-    return "claude"
+    return next(name for name, fmt in registry().items() if fmt.claims_unknown)
 
 
 def find_teams(roots: Iterable[Root]) -> list[TeamDir]:
@@ -339,6 +336,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
     return Team(
         id=team.id,
         format=team.format,
+        format_name=team.fmt.label,
         name=name,
         dir=team.path,
         root=team.root,
@@ -384,8 +382,6 @@ def pid_alive(pid: Any) -> bool | None:
 
 def _count(team: TeamDir, m: Member) -> None:
     """A member's total/unread from its inbox; a bad file becomes its error."""
-    from .store import messages, read
-
     fmt = team.fmt
     try:
         snap = read(fmt, team.inbox_path(m.inbox))

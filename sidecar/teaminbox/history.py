@@ -22,7 +22,7 @@ import orjson
 import platformdirs
 from filelock import FileLock
 
-from .formats import MAX_DEPTH, dumps_any, loads
+from .jsonio import MAX_DEPTH, dumps_any, loads
 from .model import Message, converter
 
 log = logging.getLogger("teaminbox")

@@ -22,7 +22,9 @@ import argparse
 import contextlib
 import json
 import os
+import selectors
 import shlex
+import site
 import socket
 import stat
 import sys
@@ -30,6 +32,8 @@ import tempfile
 import time
 from collections.abc import Mapping
 from typing import Any
+
+import teaminbox
 
 MARK = "teaminbox.hook run"  # how an entry is known to be ours
 DEFAULT_WAIT = 110.0  # seconds the hook waits for the person
@@ -133,8 +137,6 @@ def ask(request: dict[str, Any], wait: float, env: Mapping[str, str] = os.enviro
     """The first decision of any sidecar that claims the request (every window that watches
     the team shows it; the first answer wins, the others' prompts go when the hook closes
     their connections); None when none claims it or none answers in time."""
-    import selectors
-
     deadline = time.monotonic() + wait
     claimed: list[socket.socket] = []
     for path in sockets(env):
@@ -233,16 +235,12 @@ def settings_path(project: str | None, env: Mapping[str, str] = os.environ) -> s
 
 def hook_command(wait: float, python: str = sys.executable) -> str:
     """The shell command Claude Code runs: this Python, this package, `--wait`."""
-    import teaminbox
-
     pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(teaminbox.__file__)))
     prefix = f"PYTHONPATH={shlex.quote(pkg_parent)} " if not _importable(pkg_parent) else ""
     return f"{prefix}{shlex.quote(python)} -m {MARK} --wait {wait:g}"
 
 
 def _importable(folder: str) -> bool:
-    import site
-
     known = set(getattr(site, "getsitepackages", list)())
     with contextlib.suppress(Exception):
         known.add(site.getusersitepackages())

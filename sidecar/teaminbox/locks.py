@@ -40,7 +40,8 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from .errors import LockLost, LockTimeout
-from .formats.pseudoclaude import now_rfc3339_nano
+from .fileio import file_kind, lock_path
+from .timestamps import now_rfc3339_nano
 
 STALE_SECONDS = 10.0
 REFRESH_SECONDS = 5.0
@@ -52,26 +53,6 @@ COMMIT_REFRESH_AGE = 1.0
 # ... and refused (LockLost, nothing written) when this close to going stale:
 # a peer may be breaking it at this very moment.
 LEASE_MARGIN = 3.0
-
-
-def lock_path(inbox_path: str) -> str:
-    return inbox_path + ".lock"
-
-
-def file_kind(mode: int) -> str:
-    """What a stat mode is, in words for an error message."""
-    for test, name in (
-        (stat.S_ISREG, "regular file"),
-        (stat.S_ISDIR, "directory"),
-        (stat.S_ISLNK, "symbolic link"),
-        (stat.S_ISFIFO, "FIFO (named pipe)"),
-        (stat.S_ISSOCK, "socket"),
-        (stat.S_ISCHR, "character device"),
-        (stat.S_ISBLK, "block device"),
-    ):
-        if test(mode):
-            return name
-    return "special file"
 
 
 class PeerLock:
@@ -318,11 +299,6 @@ class ExclFileLock(PeerLock):
 
     def _remove(self) -> None:
         os.unlink(self.path)
-
-
-def peer_lock(fmt: str, inbox_path: str, timeout: float = DEFAULT_TIMEOUT) -> PeerLock:
-    cls = DirLock if fmt == "claude" else ExclFileLock
-    return cls(inbox_path, timeout)
 
 
 class _Refresher:

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import attrs
 
+from .formats import find
 from .model import Activity, MemberState, Message
 from .timestamps import epoch
 
@@ -168,7 +169,8 @@ def _clip(value: Any) -> str | None:
 def idle_words(e: Event) -> str | None:
     """What an idle notification says: the teammate's last words where it has them."""
     f = e.fields
-    for value in (f.get("result"), e.msg.text if e.msg.format == "pseudoclaude" else None):
+    fmt = find(e.msg.format)
+    for value in (f.get("result"), e.msg.text if fmt is not None and fmt.words_in_text else None):
         if _clip(value):
             return _clip(value)
     if _clip(f.get("error")):

@@ -6,6 +6,7 @@ Everything that leaves the sidecar (CLI --json, JSON-RPC) is unstructured by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, get_args, get_origin
 
 import attrs
@@ -134,6 +135,7 @@ class Team:
     error: Problem | None = None
     ended: bool = False  # the folder is gone; served from the history
     label: str | None = None  # for humans: project · start time (a session team's title)
+    format_name: str = ""  # how people call its format (Claude, File bus); "" in an old history
     project: str | None = None
     created_at: float | None = None  # epoch seconds
     lead_alive: bool | None = None  # the lead process (where the config names it)
@@ -171,7 +173,9 @@ def camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def _make_converter() -> cattrs.Converter:
+def make_converter(describe: Callable[[Message], Description] | None = None) -> cattrs.Converter:
+    """The wire's spelling (camelCase, strict scalars). With `describe`, every message that
+    leaves says how it reads (render.wire_converter); without, what the sidecar keeps."""
     conv = cattrs.Converter(omit_if_default=False)
 
     def unstructure_factory(cls: type) -> Any:
@@ -184,7 +188,7 @@ def _make_converter() -> cattrs.Converter:
 
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
     # an entry's own JSON (raw, payload, structured) is plain data already and may nest 1,024
-    # deep (formats.MAX_DEPTH): cattrs would recurse into it, one frame pair a level
+    # deep (jsonio.MAX_DEPTH): cattrs would recurse into it, one frame pair a level
     free: set[Any] = {dict[str, Any], dict[str, Any] | None}
     conv.register_unstructure_hook_func(lambda t: t in free, lambda value: value)
     conv.register_structure_hook_factory(attrs.has, structure_factory)
@@ -237,22 +241,21 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook_factory(origin(list), list_of)
     conv.register_structure_hook_factory(origin(dict), dict_of)
 
-    # Every message that leaves (server, CLI --json, MCP) says how it reads.
+    if describe is None:
+        return conv
     fields_of = unstructure_factory(Message)
 
     def message_out(msg: Message) -> dict[str, Any]:
         out: dict[str, Any] = fields_of(msg)
         if msg.description is UNDESCRIBED:
-            from .render import description  # render reads the model: a cycle at import time
-
-            out["description"] = conv.unstructure(description(msg))
+            out["description"] = conv.unstructure(describe(msg))
         return out
 
     conv.register_unstructure_hook(Message, message_out)
     return conv
 
 
-converter = _make_converter()
+converter = make_converter()
 
 
 @attrs.define

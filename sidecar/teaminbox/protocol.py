@@ -48,19 +48,12 @@ def _nonempty(inst: Any, attr: attrs.Attribute[Any], value: str) -> None:
 
 
 @attrs.define
-class Identity:
-    claude: str | None = None
-    pseudoclaude: str | None = None
-    filebus: str | None = None
-
-
-@attrs.define
 class InitializationOptions:
     """`initializationOptions` of `initialize`."""
 
     roots: list[str] = attrs.Factory(list)  # PATH or FORMAT=PATH; workspace folders too
     default_roots: bool = True  # also ~/.claude/teams and ~/.PseudoClaude/teams
-    identity: Identity | str | None = None  # who the person is, per format or one name
+    identity: dict[str, str | None] | str | None = None  # who the person is: one, or by format
     history_path: str | None = None  # the SQLite archive (default: the user's data folder)
     history_days: float = 90  # days to keep archived messages and ended teams; 0: forever
     notify: NotifyMode = "replies"  # what fires teamInbox/replied (see below)
@@ -340,16 +333,18 @@ NOTIFICATIONS: dict[str, Notification] = {
 }
 
 
-def _identity(value: Any, _: Any) -> Identity | str | None:
+def _identity(value: Any, _: Any) -> dict[str, str | None] | str | None:
     if value is None or isinstance(value, str):
         return value
     if not isinstance(value, dict):
         raise InvalidParams("identity must be a name or an object of names by format")
-    result: Identity = converter.structure(value, Identity)
+    result: dict[str, str | None] = converter.structure(value, dict[str, str | None])
     return result
 
 
-converter.register_structure_hook_func(lambda t: t == (Identity | str | None), _identity)
+converter.register_structure_hook_func(
+    lambda t: t == (dict[str, str | None] | str | None), _identity
+)
 
 
 def structure(raw: Any, cls: type[Any]) -> Any:

@@ -27,7 +27,8 @@ from typing import Any
 
 import orjson
 
-from .model import Description, DescriptionKind, FrameField, Message
+from .formats import find
+from .model import Description, DescriptionKind, FrameField, Message, make_converter
 
 __all__ = [
     "FIELD_MAX",
@@ -70,7 +71,7 @@ def frame_values(msg: Message) -> dict[str, Any]:
         return {}
     out = dict(s)
     payload = out.get("payload")
-    if isinstance(payload, Mapping) and msg.format == "pseudoclaude":
+    if isinstance(payload, Mapping) and _words_in_text(msg):
         del out["payload"]
         out.update(payload)
     return out
@@ -99,14 +100,20 @@ def _restated(msg: Message) -> bool:
     return bool(text and summary and text.startswith(summary))
 
 
+def _words_in_text(msg: Message) -> bool:
+    """Its format writes a frame's words in the text, the frame's fields in a payload."""
+    fmt = find(msg.format)
+    return fmt is not None and fmt.words_in_text
+
+
 def _own_words(msg: Message) -> bool:
-    return msg.format == "pseudoclaude" and bool(_str(msg.text)) and not _restated(msg)
+    return _words_in_text(msg) and bool(_str(msg.text)) and not _restated(msg)
 
 
 def _words(msg: Message, f: Mapping[str, Any]) -> str | None:
     """What a PseudoClaude frame's agent sees: its content, unless that only restates the
     frame; then the payload's reason or feedback."""
-    if msg.format != "pseudoclaude":
+    if not _words_in_text(msg):
         return None
     if _restated(msg):
         return _str(f.get("reason")) or _str(f.get("feedback")) or None
@@ -133,10 +140,11 @@ def _idle(msg: Message, f: Mapping[str, Any]) -> str:
         else:
             notes.append(f"failed: {failure}")
     head = f"idle ({', '.join(notes)})" if notes else "idle"
-    words = _str(f.get("result")) if msg.format != "pseudoclaude" else _str(msg.text)
+    in_text = _words_in_text(msg)
+    words = _str(msg.text) if in_text else _str(f.get("result"))
     if words:
         return f'{head}: "{words}"'
-    return _join(head, _str(f.get("summary")) if msg.format != "pseudoclaude" else None)
+    return _join(head, None if in_text else _str(f.get("summary")))
 
 
 Said = tuple[DescriptionKind, str]
@@ -198,7 +206,7 @@ def _describe_frame(msg: Message, f: Mapping[str, Any]) -> Said:
     if kind == "team_permission_update":
         return "permission_update", "team permission update"
     # A type nobody documented: its name in words, then what its agent would read.
-    detail = _words(msg, f) if msg.format == "pseudoclaude" else _str(f.get("message"))
+    detail = _words(msg, f) if _words_in_text(msg) else _str(f.get("message"))
     return "frame", _join(kind.replace("_", " "), detail or _str(f.get("reason")))
 
 
@@ -284,3 +292,7 @@ def frame_fields(msg: Message) -> list[tuple[str, str]]:
     """A frame's fields as (label, value) for a detail view, in the frame's own order; the
     type, sender and time (the message says them) are left out. [] for a plain message."""
     return [(x.label, x.value) for x in description(msg).fields]
+
+
+# Every message that leaves (server, CLI --json, MCP) says how it reads.
+wire_converter = make_converter(description)

@@ -15,7 +15,8 @@ from typing import Any
 import attrs
 import orjson
 
-from .formats import InboxFormat, skip_space_back
+from .formats import InboxFormat
+from .jsonio import skip_space_back
 from .model import Message
 from .store import parse, read_appended
 

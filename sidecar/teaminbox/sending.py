@@ -8,12 +8,17 @@ import orjson
 
 from .discovery import BROADCAST, Roster
 from .errors import InvalidParams, TeamInboxError, check_name
-from .formats.claude import COLORS
+from .formats import registry
 from .locks import DEFAULT_TIMEOUT
 from .model import SendResult
-from .store import check_size
+from .store import check_size, deliver
 
 PERSON = "user"
+
+
+def colors() -> list[str]:
+    """Every colour a format lets a sender take, in the formats' order."""
+    return list(dict.fromkeys(c for f in registry().values() for c in f.colors))
 
 
 def check_message(
@@ -24,8 +29,8 @@ def check_message(
     if payload is not None and not isinstance(payload, dict):
         raise InvalidParams("payload must be a JSON object")
     check_size(text, summary, orjson.dumps(payload).decode() if payload else None)
-    if color is not None and color not in COLORS:
-        raise InvalidParams(f"unknown color {color!r} (one of: {', '.join(COLORS)})")
+    if color is not None and color not in colors():
+        raise InvalidParams(f"unknown color {color!r} (one of: {', '.join(colors())})")
     if not text and not payload and not type:
         raise InvalidParams("empty message: give a text, or --type with --payload")
 
@@ -64,7 +69,7 @@ def send(
             payload=payload,
         )
         try:
-            index = fmt.deliver(r.team.inbox_path(m.inbox), entry, timeout)
+            index = deliver(fmt, r.team.inbox_path(m.inbox), entry, timeout=timeout)
         except (TeamInboxError, OSError) as err:
             if not broadcast:
                 raise

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Iterable
 
 import attrs
+import orjson
 
 from .timestamps import epoch
 from .transcripts import (
@@ -97,8 +98,6 @@ def detail(tool: str, inp: dict[str, object]) -> str:
             return _one_line(v)
     if not inp:
         return tool
-    import orjson
-
     try:
         return _one_line(orjson.dumps(inp).decode())
     except TypeError:

@@ -29,7 +29,7 @@ through one, and a temp file is opened O_NOFOLLOW. Nothing here ever opens
 a FIFO, socket or device: such a path is NotRegularFile.
 
 Modes: a rewrite keeps the inbox's mode (PseudoClaude's are 0600); a new
-inbox gets the mode its peer would give it (`mode=`, else NEW_FILE_MODES).
+inbox gets the mode its peer would give it (`mode=`, else the format's `new_file_mode`).
 """
 
 from __future__ import annotations
@@ -50,28 +50,27 @@ from typing import Any, TypeVar
 import attrs
 import orjson
 
-from .errors import CorruptInbox, NotRegularFile, TooLarge, WriteNotVerified
-from .formats import EntryProblem, InboxFormat, dumps_indented, skip_space_back
-from .locks import (
-    DEFAULT_TIMEOUT,
-    PeerLock,
-    file_kind,
-    lock_path,
-    track_temp,
-    tracked_temps,
-    untrack_temp,
+from .errors import CorruptInbox, TooLarge, WriteNotVerified
+from .fileio import (
+    TEMP_NAME,
+    check_no_links,
+    open_regular,
+    read_all,
+    read_regular,
+    temp_path,
+    unlink_quietly,
 )
+from .fileio import fsync_dir as _fsync_dir  # bench/bench_store.py times these two here
+from .fileio import write_temp as _write_temp
+from .formats.base import EntryProblem, InboxFormat
+from .jsonio import dumps_indented, skip_space_back
+from .locks import DEFAULT_TIMEOUT, PeerLock, track_temp, tracked_temps, untrack_temp
 from .model import Message
-from .safeio import makedirs, open_new, refuse_links, refused
 
 MAX_MESSAGE_BYTES = 1024 * 1024
-TEMP_SUFFIX = ".teaminbox-tmp"
 # A temp file this old whose writer is gone is garbage. Longer than any live write keeps
 # one (the default lock timeout is 30 s), for writers in another pid namespace.
 DEAD_TEMP_SECONDS = 60.0
-# A new inbox's mode when the caller gives none; absent: 0666 & ~umask, as Node's
-# writeFile (Claude Code). PseudoClaude renames Go's os.CreateTemp files: 0600.
-NEW_FILE_MODES: dict[str, int] = {"pseudoclaude": 0o600}
 MAX_ATTEMPTS = 3
 T = TypeVar("T")
 
@@ -88,80 +87,6 @@ class Snapshot:
 
 
 # ------------------------------------------------------------------ reading, never blocking
-
-
-def _not_regular(path: str, mode: int, what: str = "") -> NotRegularFile:
-    return NotRegularFile(f"{path} is a {file_kind(mode)}, not a regular file{what}", path=path)
-
-
-def _open_regular(path: str, *, follow: bool = True) -> int | None:
-    """A read descriptor on a regular file (None: no file), without ever blocking.
-
-    stat first, so a FIFO or a device is never even opened; then O_NONBLOCK
-    and fstat, in case it was swapped in between; blocking mode is restored
-    for the read (a regular file never blocks anyway).
-    """
-    try:
-        st = os.stat(path) if follow else os.lstat(path)
-    except FileNotFoundError:
-        if follow and os.path.lexists(path):
-            raise NotRegularFile(f"{path} is a symbolic link to nothing", path=path) from None
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        raise _not_regular(path, st.st_mode)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags if follow else flags | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        if err.errno in (errno.ENXIO, errno.ELOOP):  # a socket, or a link under O_NOFOLLOW
-            raise _not_regular(path, os.lstat(path).st_mode) from None
-        raise
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _not_regular(path, st.st_mode)
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _read_all(fd: int, path: str, limit: int | None = None, size_hint: int = 0) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        want = max(size_hint + 1 - total, 65536)
-        if limit is not None:
-            want = min(want, limit + 1 - total)
-        chunk = os.read(fd, want)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if limit is not None and total > limit:
-            raise TooLarge(f"{path} is over the limit of {limit} bytes", path=path)
-
-
-def read_regular(path: str, limit: int | None = None) -> bytes | None:
-    """The bytes of a regular file, None if there is none, NotRegularFile for anything else.
-
-    Never blocks (a FIFO would, forever), never reads more than `limit` bytes
-    (TooLarge past it). Follows a symlink to a regular file.
-    """
-    fd = _open_regular(path)
-    if fd is None:
-        return None
-    try:
-        return _read_all(fd, path, limit, os.fstat(fd).st_size)
-    finally:
-        os.close(fd)
-
-
-def read_bytes(path: str) -> bytes | None:
-    return read_regular(path)
 
 
 def parse(fmt: InboxFormat, path: str, data: bytes | None) -> Snapshot:
@@ -201,70 +126,7 @@ def check_size(text: str, *others: str | None) -> None:
 # ------------------------------------------------------------------ no links on a write
 
 
-def team_of(path: str) -> str:
-    """The team folder of an inbox: every format keeps it at `<team>/<folder>/<name>`
-    (`inboxes/<stem>.json`, the file bus's `inbox/<agent>`)."""
-    return os.path.dirname(os.path.dirname(path))
-
-
-def check_no_links(path: str) -> None:
-    """Before any write to an inbox: no symbolic link at the team's folder, the inboxes
-    folder, the inbox or its lock (SymlinkInTeam, naming the link; nothing written)."""
-    refuse_links(team_of(path), path, lock_path(path))
-
-
-def make_inbox_folder(path: str) -> None:
-    """`mkdir -p` the folder an inbox goes in, as the peers do, through no link."""
-    check_no_links(path)
-    makedirs(team_of(path), os.path.dirname(path))
-
-
 # ------------------------------------------------------------------ temp files
-
-
-_TEMP_NAME = re.compile(
-    r"^\.(?P<inbox>.+)\.(?P<pid>[0-9]{1,10})\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$"
-)
-
-
-def temp_path(path: str) -> str:
-    """Beside the inbox, hidden, and not `*.json`: no peer mistakes it for an inbox."""
-    return os.path.join(
-        os.path.dirname(path),
-        f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}",
-    )
-
-
-def _write_temp(tmp: str, data: bytes, mode: int | None = None) -> int:
-    """Write and fsync a temp file with the inbox's mode; return its inode.
-
-    `mode` None: 0666 & ~umask, what Node's writeFile gives a new file. The
-    file is made 0600 and then chmodded, so it is never more open than meant.
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
-    except OSError as err:
-        if err.errno == errno.ELOOP and os.path.islink(tmp):  # planted: never written through
-            raise refused(tmp) from None
-        raise
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-        return os.fstat(fd).st_ino
-    finally:
-        os.close(fd)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def dead_temp_files(folder: str, min_age: float = DEAD_TEMP_SECONDS) -> list[str]:
@@ -282,7 +144,7 @@ def dead_temp_files(folder: str, min_age: float = DEAD_TEMP_SECONDS) -> list[str
     now = time.time()
     out = []
     for name in names:
-        m = _TEMP_NAME.match(name)
+        m = TEMP_NAME.match(name)
         if m is None:
             continue
         path = os.path.join(folder, name)
@@ -338,26 +200,18 @@ def _remove_dead_temps(path: str) -> None:
     """Our own dead temp files for this inbox (a killed send leaves a full copy)."""
     base = os.path.basename(path)
     for dead in dead_temp_files(os.path.dirname(path)):
-        m = _TEMP_NAME.match(os.path.basename(dead))
+        m = TEMP_NAME.match(os.path.basename(dead))
         if m is not None and m["inbox"] == base:
-            _unlink(dead)
+            unlink_quietly(dead)
 
 
 # ------------------------------------------------------------------ the commit
 
 
-def _fsync_dir(folder: str) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _verify(path: str, inode: int, data: bytes) -> None:
     """The file at `path` is the one written, or a later one (a peer's write on top)."""
     tail = min(len(data), 65536)
-    fd = _open_regular(path)
+    fd = open_regular(path)
     if fd is None:
         raise WriteNotVerified(f"{path}: the inbox vanished right after the write", path=path)
     try:
@@ -366,7 +220,7 @@ def _verify(path: str, inode: int, data: bytes) -> None:
             return  # replaced since: the lock was ours at the rename, so a peer read our file
         if st.st_size == len(data):
             os.lseek(fd, len(data) - tail, os.SEEK_SET)
-            if _read_all(fd, path) == data[len(data) - tail :]:
+            if read_all(fd, path) == data[len(data) - tail :]:
                 return
     finally:
         os.close(fd)
@@ -390,12 +244,12 @@ def _open_snapshot(path: str) -> tuple[int | None, bytes | None, FileId | None, 
 
     Returns (fd, bytes, identity, permission bits); all None when there is no file.
     """
-    fd = _open_regular(path)
+    fd = open_regular(path)
     if fd is None:
         return None, None, None, None
     try:
         st = os.fstat(fd)
-        data = _read_all(fd, path, None, st.st_size)
+        data = read_all(fd, path, None, st.st_size)
         return fd, data, _file_id(st), stat.S_IMODE(st.st_mode) & 0o777
     except BaseException:
         os.close(fd)
@@ -507,7 +361,7 @@ def _swap(tmp: str, path: str, base: FileId | None, report: CommitReport) -> Non
         if not _same_file(_file_id(st), base):
             report.displaced = read_regular(tmp) or b""
         return
-    fd = _open_regular(path)
+    fd = open_regular(path)
     if fd is None:
         raise _Changed()
     try:
@@ -690,7 +544,7 @@ def read_appended(path: str, prefix: list[tuple[bytes, int]], size_before: int) 
     Compared through one small buffer rather than a copy of the file: a fresh buffer the
     size of a big inbox is mapped and faulted in page by page on every append.
     """
-    fd = _open_regular(path)
+    fd = open_regular(path)
     if fd is None:
         return None
     try:
@@ -707,7 +561,7 @@ def read_appended(path: str, prefix: list[tuple[bytes, int]], size_before: int) 
                     return None
                 done += n
             at += length
-        rest = _read_all(fd, path, None, size - at)
+        rest = read_all(fd, path, None, size - at)
     finally:
         os.close(fd)
     return rest if rest[:1] == b"," else None
@@ -772,7 +626,7 @@ def update(
     report = CommitReport()
     base_data: bytes | None = None
     new: bytes | None = None
-    new_mode = mode if mode is not None else NEW_FILE_MODES.get(fmt.name)
+    new_mode = mode if mode is not None else fmt.new_file_mode
     try:
         fd, seen, seen_id, seen_mode = _open_snapshot(path)
         if fd is not None:
@@ -817,7 +671,7 @@ def update(
                 )
     finally:
         untrack_temp(tmp)
-        _unlink(tmp)
+        unlink_quietly(tmp)
         for fd in fds:
             os.close(fd)  # after the lock: freeing the replaced file's blocks is slow
     if not report.clean and new is not None:
@@ -834,20 +688,6 @@ def update(
         )
     _remove_dead_temps(path)
     return result
-
-
-def ensure_claude_inbox(path: str) -> None:
-    """Create a missing Claude inbox as `[]` with exclusive create, as Claude Code does
-    (Node's writeFile `wx`: mode 0666 & ~umask)."""
-    make_inbox_folder(path)
-    try:
-        fd = open_new(path)
-    except FileExistsError:
-        return
-    try:
-        os.write(fd, b"[]")
-    finally:
-        os.close(fd)
 
 
 def append(
@@ -879,6 +719,14 @@ def append(
         fmt, path, build, timeout=timeout, appends_only=True, mode=mode, _on_reconcile=find
     )
     return moved[0] if moved else index
+
+
+def deliver(
+    fmt: InboxFormat, path: str, entry: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT
+) -> int:
+    """Deliver one message: the format's way, appended to its inbox file unless it says
+    otherwise (the file bus writes a file per message). The entry's index."""
+    return fmt.deliver(path, entry, timeout, append)
 
 
 def rewrite(
@@ -943,12 +791,12 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
     track_temp(tmp)
     try:
         with fmt.lock(path, DEFAULT_TIMEOUT) as lock:
-            fd = _open_regular(path, follow=False)
+            fd = open_regular(path, follow=False)
             if fd is None:
                 return 0, 0, None
             try:
                 st = os.fstat(fd)
-                data = _read_all(fd, path, None, st.st_size)
+                data = read_all(fd, path, None, st.st_size)
             finally:
                 os.close(fd)
             mode = stat.S_IMODE(st.st_mode) & 0o777
@@ -997,4 +845,4 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
             return len(good), dropped, backup
     finally:
         untrack_temp(tmp)
-        _unlink(tmp)
+        unlink_quietly(tmp)

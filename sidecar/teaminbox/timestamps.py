@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime
+import time
+from datetime import datetime, timezone
 from typing import Any
 
 LATEST = 1e11  # epoch seconds: the year 5138; this far and past, a number is not seconds
@@ -61,3 +62,15 @@ def _iso(ts: str) -> float | None:
     except (ValueError, OverflowError):
         return None
     return base + float("0." + (m.group(3) or "0")[:9])
+
+
+def now_iso() -> str:
+    """Now as Claude Code writes it: ISO 8601 UTC with milliseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def now_rfc3339_nano() -> str:
+    """Now as Go's time.RFC3339Nano writes it in UTC (PseudoClaude), all nine digits."""
+    ns = time.time_ns()
+    base = datetime.fromtimestamp(ns // 1_000_000_000, tz=timezone.utc)
+    return base.strftime("%Y-%m-%dT%H:%M:%S") + f".{ns % 1_000_000_000:09d}Z"

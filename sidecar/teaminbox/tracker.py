@@ -444,9 +444,9 @@ class Tracker:
         except UnknownTeam as err:
             exact = self.history.team_body(team)
             if exact is not None and exact[1] is not None:
-                return self._ended(*exact)
+                return self._ended(exact[0])
             # by name: only those teams' bodies (parsing all 5,000 of a heavy history: 1.8 s)
-            ended = [self._ended(b, at) for b, at in self.history.ended_teams_named(team)]
+            ended = [self._ended(b) for b, _ in self.history.ended_teams_named(team)]
             try:
                 found: Team = pick_team(ended, team)
             except UnknownTeam:
@@ -478,7 +478,7 @@ class Tracker:
             hook(team)
         return team
 
-    def _ended(self, body: bytes, ended_at: float | None) -> Team:
+    def _ended(self, body: bytes) -> Team:
         team: Team = converter.structure(orjson.loads(body), Team)
         team.ended, team.lead_alive = True, False
         for m in team.members:
@@ -497,7 +497,7 @@ class Tracker:
     def team_list(self, include_ended: bool = True) -> list[Team]:
         out = [self._live_team(tid) for tid in self.rosters]
         if include_ended:
-            out += [self._ended(b, at) for b, at in self.history.ended_teams(ENDED_LISTED)]
+            out += [self._ended(b) for b, _ in self.history.ended_teams(ENDED_LISTED)]
         return out
 
     def forget(

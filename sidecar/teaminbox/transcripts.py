@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 import orjson
 
-from .model import Activity, TokenUse
+from .model import Activity, TokenUse, converter
 from .timestamps import epoch
 
 MAX_LINE = 8 * 1024 * 1024  # a longer line is skipped (never buffered whole)
@@ -455,13 +455,11 @@ class Transcript:
         self.tail = Tail(path)
         self.stats = Stats(person)
         self.error: str | None = None
-        self.grew_at: float | None = None  # time.monotonic() of the last new bytes
 
     def poll(self, budget: int) -> bool:
         """Read what was appended (at most about `budget` bytes); True when more is left."""
         if (self.error is not None or self.tail.seen is not None) and self.tail.unchanged():
             return False  # not a syscall more than a stat for a file that did not change
-        before = self.tail.position
         try:
             for lines in self.tail.read(budget):
                 self._restart()
@@ -471,8 +469,6 @@ class Transcript:
         except OSError as err:
             self.error = f"{self.path}: {err.strerror or err}"
             return False
-        if self.tail.position != before:
-            self.grew_at = time.monotonic()
         return self.tail.seen is None and self.tail.ident is not None
 
     def finish(self) -> None:
@@ -572,8 +568,6 @@ class TeamActivity:
 
     def persisted(self) -> dict[str, Any]:
         """What the history keeps of it: timestamps and token counts, not words."""
-        from .model import converter
-
         return {
             "tokens": converter.unstructure(self.tokens),
             "branch": self.branch,
@@ -588,8 +582,6 @@ class TeamActivity:
 
     @classmethod
     def restored(cls, body: Any) -> TeamActivity | None:
-        from .model import converter
-
         if not isinstance(body, dict):
             return None
         try:

@@ -20,7 +20,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserver
 
 from .formats import InboxFormat
-from .tasks import board_hint
+from .formats.tasks_base import board_hint
 
 log = logging.getLogger("teaminbox")
 

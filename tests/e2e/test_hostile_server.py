@@ -522,7 +522,7 @@ async def test_big_inbox_does_not_hold_up_other_teams(
 async def test_entries_nested_to_the_limit_are_served(
     tmp_path: Path, served: list[LanguageClient]
 ) -> None:
-    """An inbox may nest 1,024 deep (formats.MAX_DEPTH): such an entry is served with its
+    """An inbox may nest 1,024 deep (jsonio.MAX_DEPTH): such an entry is served with its
     payload whole, and the entries beside it with it, not an internal error for the page."""
     make_home(tmp_path)
     depth = 1000

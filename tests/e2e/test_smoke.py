@@ -48,7 +48,7 @@ async def test_teams_send_reply(client: LanguageClient, tmp_path: Path) -> None:
             f"s=Settings(roots=[Root({str(tmp_path / '.claude' / 'teams')!r}, 'claude')],"
             " identity={'claude': 'researcher', 'pseudoclaude': None});"
             "r=roster(resolve_team(s.roots, 'alpha'), s);"
-            "from teaminbox.store import append, ensure_claude_inbox;"
+            "from teaminbox.store import append;"
             "p=r.team.inbox_path('user');"
             "e=r.team.fmt.new_entry(sender='researcher', recipient='user', text='done!',"
             " summary='finished');"

@@ -20,7 +20,7 @@ import pytest
 
 from support.node import NODE_DIR, node_exe, parse_log
 from support.world import CODER_ID, Teams
-from teaminbox import store
+from teaminbox import fileio
 
 # Pause points for code that predates the hook in store.py: wrap PeerLock.acquire and
 # os.rename. Then either the CLI (argv) or, with SERVER=1, an asyncio loop that sends
@@ -33,13 +33,13 @@ if os.environ.get("THEIR_HANDLER"):
         print("their handler", flush=True)
         sys.exit(7)
     signal.signal(signal.SIGTERM, theirs)
-from teaminbox import locks, store
+from teaminbox import fileio, locks, store
 def stop():
     os.kill(os.getpid(), signal.SIGSTOP)
 if not hasattr(store, "_pause_point") and point:
     real_rename, real_acquire = os.rename, locks.PeerLock.acquire
     def rename(src, dst, *a, **k):
-        if str(src).endswith(store.TEMP_SUFFIX) and point == "before_rename":
+        if str(src).endswith(fileio.TEMP_SUFFIX) and point == "before_rename":
             stop()
         return real_rename(src, dst, *a, **k)
     def acquire(self):
@@ -115,7 +115,7 @@ def deliver(proc: subprocess.Popen[str], sig: int) -> tuple[str, str]:
 
 
 def temps(folder: Path) -> list[str]:
-    return [p.name for p in folder.iterdir() if p.name.endswith(store.TEMP_SUFFIX)]
+    return [p.name for p in folder.iterdir() if p.name.endswith(fileio.TEMP_SUFFIX)]
 
 
 def peer_gets_the_lock_at_once(script: str, inbox: Path, *extra: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from support.world import CODER_ID, REPO, VENV_BIN, Teams
-from teaminbox import store
+from teaminbox import fileio
 from teaminbox.discovery import Settings, parse_root, resolve_team, roster
 from teaminbox.errors import UnknownRecipient
 from teaminbox.locks import ExclFileLock
@@ -67,7 +67,7 @@ def test_a_payload_only_send_waits_for_the_peers_lock(teams: Teams) -> None:
     )
     try:
         deadline = time.monotonic() + 30
-        while not any(n.endswith(store.TEMP_SUFFIX) for n in os.listdir(inbox.parent)):
+        while not any(n.endswith(fileio.TEMP_SUFFIX) for n in os.listdir(inbox.parent)):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the send never wrote its temp copy"
             time.sleep(0.02)

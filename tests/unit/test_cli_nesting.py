@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from support.world import CODER_ID, Teams, claude_entry, write_json
-from teaminbox.formats import MAX_DEPTH, loads
+from teaminbox.jsonio import MAX_DEPTH, loads
 
 
 def nested(depth: int) -> Any:

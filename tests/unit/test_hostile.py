@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 
 from support.world import Teams
-from teaminbox import store
+from teaminbox import fileio, store
 from teaminbox.errors import CorruptInbox, LockTimeout, NotRegularFile
-from teaminbox.formats import dumps_indented, js_order, loads
-from teaminbox.formats.claude import CLAUDE
+from teaminbox.formats.claude import CLAUDE, ensure_claude_inbox
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
 from teaminbox.history import History
+from teaminbox.jsonio import dumps_indented, js_order, loads
 from teaminbox.locks import DirLock, ExclFileLock, track_temp, untrack_temp
 
 GOOD = {"from": "a", "text": "hello", "timestamp": "2026-01-01T00:00:00Z"}
@@ -81,7 +81,7 @@ def test_fifo_inbox_is_refused_without_blocking(tmp_path: Path, fmt: Any) -> Non
     for call in (
         lambda: store.read(fmt, str(p)),
         lambda: store.append(fmt, str(p), [GOOD], timeout=1),
-        lambda: store.read_bytes(str(p)),
+        lambda: fileio.read_bytes(str(p)),
     ):
         with pytest.raises(NotRegularFile) as info:
             within(2, call, fifo_unblocker(p))
@@ -95,7 +95,7 @@ def test_fifo_config_is_refused_by_read_regular(tmp_path: Path) -> None:
     p = tmp_path / "config.json"
     os.mkfifo(p)
     with pytest.raises(NotRegularFile) as info:
-        within(2, lambda: store.read_regular(str(p)), fifo_unblocker(p))
+        within(2, lambda: fileio.read_regular(str(p)), fifo_unblocker(p))
     assert str(p) in info.value.message and "FIFO" in info.value.message
 
 
@@ -112,14 +112,14 @@ def test_directory_inbox_names_the_path(tmp_path: Path) -> None:
 
 def test_device_and_socket_are_refused(tmp_path: Path) -> None:
     with pytest.raises(NotRegularFile) as info:
-        store.read_regular("/dev/zero")
+        fileio.read_regular("/dev/zero")
     assert "character device" in info.value.message
     sock_path = tmp_path / "s.json"
     s = socket.socket(socket.AF_UNIX)
     try:
         s.bind(str(sock_path))
         with pytest.raises(NotRegularFile) as info:
-            store.read_regular(str(sock_path))
+            fileio.read_regular(str(sock_path))
         assert "socket" in info.value.message and str(sock_path) in info.value.message
     finally:
         s.close()
@@ -127,11 +127,11 @@ def test_device_and_socket_are_refused(tmp_path: Path) -> None:
 
 def test_read_regular_limit_and_missing(tmp_path: Path) -> None:
     p = tmp_path / "x.json"
-    assert store.read_regular(str(p)) is None
+    assert fileio.read_regular(str(p)) is None
     p.write_bytes(b"x" * 100)
-    assert store.read_regular(str(p), limit=100) == b"x" * 100
+    assert fileio.read_regular(str(p), limit=100) == b"x" * 100
     with pytest.raises(store.TooLarge):
-        store.read_regular(str(p), limit=99)
+        fileio.read_regular(str(p), limit=99)
 
 
 STRINGIFY = (
@@ -408,7 +408,7 @@ def test_new_inbox_modes_follow_each_peer(tmp_path: Path) -> None:
     old = os.umask(0o002)
     try:
         c = tmp_path / "c.json"
-        store.ensure_claude_inbox(str(c))  # Node's writeFile: 0666 & ~umask
+        ensure_claude_inbox(str(c))  # Node's writeFile: 0666 & ~umask
         assert stat.S_IMODE(os.stat(c).st_mode) == 0o664
         c2 = tmp_path / "c2.json"
         store.append(CLAUDE, str(c2), [GOOD])
@@ -571,16 +571,16 @@ def test_dead_temp_files_are_removed_on_next_write(tmp_path: Path) -> None:
     p = tmp_path / "x.json"
     p.write_bytes(dump([GOOD]))
     gone = dead_pid()
-    dead = [tmp_path / f".x.json.{gone}.{i:08x}{store.TEMP_SUFFIX}" for i in range(10)]
+    dead = [tmp_path / f".x.json.{gone}.{i:08x}{fileio.TEMP_SUFFIX}" for i in range(10)]
     for d in dead:
         d.write_bytes(b"x" * 100_000)
         backdate(d, 120)
-    young = tmp_path / f".x.json.{gone}.deadbeef{store.TEMP_SUFFIX}"
+    young = tmp_path / f".x.json.{gone}.deadbeef{fileio.TEMP_SUFFIX}"
     young.write_bytes(b"y")  # a dead writer, but just now: left for a later write
-    mine = tmp_path / f".x.json.{os.getpid()}.0badf00d{store.TEMP_SUFFIX}"
+    mine = tmp_path / f".x.json.{os.getpid()}.0badf00d{fileio.TEMP_SUFFIX}"
     mine.write_bytes(b"z")  # this process is writing it
     backdate(mine, 120)
-    other = tmp_path / f".y.json.{gone}.00000001{store.TEMP_SUFFIX}"
+    other = tmp_path / f".y.json.{gone}.00000001{fileio.TEMP_SUFFIX}"
     other.write_bytes(b"o")  # another inbox's: reported, left to that inbox's next write
     backdate(other, 120)
     track_temp(str(mine))
@@ -599,7 +599,7 @@ def test_temp_of_a_live_writer_is_kept(tmp_path: Path) -> None:
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         time.sleep(0.2)
-        t = tmp_path / f".x.json.{sleeper.pid}.00000003{store.TEMP_SUFFIX}"
+        t = tmp_path / f".x.json.{sleeper.pid}.00000003{fileio.TEMP_SUFFIX}"
         t.write_bytes(b"z")
         assert store.dead_temp_files(str(tmp_path), min_age=0) == []
     finally:
@@ -613,7 +613,7 @@ def test_dead_temp_of_a_reused_pid(tmp_path: Path) -> None:
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         time.sleep(0.2)
-        t = tmp_path / f".x.json.{sleeper.pid}.00000002{store.TEMP_SUFFIX}"
+        t = tmp_path / f".x.json.{sleeper.pid}.00000002{fileio.TEMP_SUFFIX}"
         t.write_bytes(b"z")
         backdate(t, 3600)  # written an hour before that process started
         assert store.dead_temp_files(str(tmp_path)) == [str(t)]
@@ -644,13 +644,13 @@ def test_killed_sends_leave_no_temp_copies_behind(teams: Teams) -> None:
         )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not any(
-            x.name.endswith(store.TEMP_SUFFIX) and f".{proc.pid}." in x.name
+            x.name.endswith(fileio.TEMP_SUFFIX) and f".{proc.pid}." in x.name
             for x in inbox.parent.iterdir()
         ):
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    temps = [x for x in inbox.parent.iterdir() if x.name.endswith(store.TEMP_SUFFIX)]
+    temps = [x for x in inbox.parent.iterdir() if x.name.endswith(fileio.TEMP_SUFFIX)]
     assert len(temps) == 3
     for t in temps:
         backdate(t, 120)
@@ -658,7 +658,7 @@ def test_killed_sends_leave_no_temp_copies_behind(teams: Teams) -> None:
     if lock.exists():
         backdate(lock, 60)
     store.append(CLAUDE, str(inbox), [GOOD], timeout=5)
-    assert not [x for x in inbox.parent.iterdir() if x.name.endswith(store.TEMP_SUFFIX)]
+    assert not [x for x in inbox.parent.iterdir() if x.name.endswith(fileio.TEMP_SUFFIX)]
 
 
 def test_history_ids_and_names_with_lone_surrogates(tmp_path: Path) -> None:

@@ -34,14 +34,14 @@ NODE_DIR = Path(__file__).resolve().parent.parent / "interop" / "node"
 # reached by wrapping os.rename and PeerLock.acquire (kept: it runs the old code too).
 WRITER = """
 import os, signal, sys
-from teaminbox import locks, store
+from teaminbox import fileio, locks, store
 point = os.environ.get("TEAMINBOX_TEST_PAUSE_AT")
 def stop():
     os.kill(os.getpid(), signal.SIGSTOP)
 if not hasattr(store, "_pause_point") and point:
     real_rename, real_acquire = os.rename, locks.PeerLock.acquire
     def rename(src, dst, *a, **k):
-        if not str(src).endswith(store.TEMP_SUFFIX):
+        if not str(src).endswith(fileio.TEMP_SUFFIX):
             return real_rename(src, dst, *a, **k)
         if point == "before_rename":
             stop()

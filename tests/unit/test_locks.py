@@ -15,9 +15,10 @@ import pytest
 
 from teaminbox import store
 from teaminbox.errors import LockLost, LockTimeout
+from teaminbox.formats import get
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
-from teaminbox.locks import DirLock, ExclFileLock, peer_lock
+from teaminbox.locks import DEFAULT_TIMEOUT, DirLock, ExclFileLock
 
 ENTRY = {"from": "a", "text": "t", "timestamp": "2026-01-01T00:00:00Z"}
 RFC3339_NANO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
@@ -30,7 +31,7 @@ def backdate(path: str, seconds: float) -> None:
 
 def test_claude_lock_is_a_directory_removed_on_release(tmp_path: Path) -> None:
     inbox = str(tmp_path / "x.json")
-    lock = peer_lock("claude", inbox)
+    lock = CLAUDE.lock(inbox, DEFAULT_TIMEOUT)
     assert isinstance(lock, DirLock)
     with lock:
         assert os.path.isdir(inbox + ".lock")
@@ -40,7 +41,7 @@ def test_claude_lock_is_a_directory_removed_on_release(tmp_path: Path) -> None:
 
 def test_pseudoclaude_lock_is_an_excl_file_with_rfc3339_nanos(tmp_path: Path) -> None:
     inbox = str(tmp_path / "x.json")
-    lock = peer_lock("pseudoclaude", inbox)
+    lock = PSEUDOCLAUDE.lock(inbox, DEFAULT_TIMEOUT)
     assert isinstance(lock, ExclFileLock)
     with lock:
         assert os.path.isfile(inbox + ".lock")
@@ -123,7 +124,7 @@ def test_stale_lock_is_reclaimed(tmp_path: Path, fmt: str, kind: str) -> None:
         Path(path).write_text("2020-01-01T00:00:00.000000000Z")
     backdate(path, 11)
     t0 = time.monotonic()
-    with peer_lock(fmt, inbox, timeout=2):  # type: ignore[arg-type]
+    with get(fmt).lock(inbox, 2):
         assert (os.path.isdir if fmt == "claude" else os.path.isfile)(path)
         assert time.time() - os.stat(path).st_mtime < 2
     assert time.monotonic() - t0 < 1.5

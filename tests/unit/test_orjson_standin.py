@@ -34,7 +34,7 @@ def test_the_standin_takes_orjsons_place() -> None:
 
 def test_same_bytes_written_with_and_without_orjson() -> None:
     code = (
-        "import json, sys; from teaminbox.formats import dumps_indented;"
+        "import json, sys; from teaminbox.jsonio import dumps_indented;"
         f" sys.stdout.buffer.write(dumps_indented(json.loads({json.dumps(json.dumps(CORPUS))})))"
     )
     fast, slow = run(code, standin=False), run(code, standin=True)

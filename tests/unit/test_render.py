@@ -10,7 +10,7 @@ import pytest
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.filebus import FILEBUS
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
-from teaminbox.model import Message, converter
+from teaminbox.model import Message
 from teaminbox.render import (
     FIELD_MAX,
     LINE_MAX,
@@ -20,6 +20,7 @@ from teaminbox.render import (
     one_line,
     plural,
 )
+from teaminbox.render import wire_converter as converter
 
 TS = "2026-11-29T10:00:00.000Z"
 

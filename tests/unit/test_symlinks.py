@@ -280,7 +280,7 @@ def test_a_dangling_link_at_the_message_temp_name_is_refused(project: Path, outs
     tmp.symlink_to(outside / "planted.desktop")
     before = state(outside)
     with pytest.raises(NotRegularFile) as info:
-        FILEBUS.deliver(str(box), entry, 1.0)
+        store.deliver(FILEBUS, str(box), entry, timeout=1.0)
     assert str(tmp) in info.value.message and info.value.code == "symlink_in_team"
     assert state(outside) == before
     assert sorted(p.name for p in box.iterdir()) == [tmp.name] and tmp.is_symlink()
@@ -323,7 +323,7 @@ def test_mkdir_p_of_an_inbox_folder_goes_through_no_link(
     box = form.inbox_path(str(team), "coder" if fmt == "claude" else CODER_ID)
     entry = form.new_entry(sender="user", recipient="coder", text="hi")
     with pytest.raises(NotRegularFile) as info:
-        form.deliver(box, entry, 1.0)
+        store.deliver(form, box, entry, timeout=1.0)
     assert str(link) in info.value.message and info.value.code == "symlink_in_team"
     assert state(outside) == before
 
@@ -431,6 +431,6 @@ def test_the_refusal_is_one_line_whatever_the_names(tmp_path: Path, outside: Pat
     link.symlink_to(outside)
     entry = FILEBUS.new_entry(sender="user", recipient="bob", text="hi")
     with pytest.raises(NotRegularFile) as info:
-        FILEBUS.deliver(str(link), entry, 1.0)
+        store.deliver(FILEBUS, str(link), entry, timeout=1.0)
     assert "\n" not in info.value.message and "bob\\nteaminbox: sent" in info.value.message
     assert sorted(p.name for p in outside.iterdir()) == ["keep.desktop"]

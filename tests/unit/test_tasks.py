@@ -19,12 +19,13 @@ from support.world import CODER_ID, Teams, write_json
 from teaminbox.discovery import Root, find_teams, watch_plan
 from teaminbox.errors import InvalidParams, LockTimeout
 from teaminbox.formats import registry
+from teaminbox.formats.tasks_base import CorruptTask, UnknownTask
 from teaminbox.formats.tasks_claude import CLAUDE_TASKS
 from teaminbox.formats.tasks_pseudoclaude import PSEUDOCLAUDE_TASKS
 from teaminbox.history import History
 from teaminbox.locks import DirLock, ExclFileLock
 from teaminbox.model import Team
-from teaminbox.tasks import Boards, CorruptTask, UnknownTask, archived_board
+from teaminbox.tasks import Boards, archived_board
 from teaminbox.watch import classify
 
 

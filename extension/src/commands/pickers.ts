@@ -11,7 +11,7 @@ export async function pickTeam(cache: MessageCache, title = 'pick a team'): Prom
   if (teams.length === 0) { void vscode.window.showWarningMessage('Team Inbox: no teams found.'); return undefined; }
   if (teams.length === 1) return teams[0];
   const pick = await vscode.window.showQuickPick(teams.map(t => ({
-    label: plain(teamDisplayName(t)), description: [formatName(t.format), `${t.members.length} members`, plain(labelBesideName(t) ?? '')].filter(Boolean).join(' · '),
+    label: plain(teamDisplayName(t)), description: [formatName(t), `${t.members.length} members`, plain(labelBesideName(t) ?? '')].filter(Boolean).join(' · '),
     detail: plain(t.description) || undefined, team: t,
   })), { title: `Team Inbox: ${title}`, placeHolder: 'Team', ignoreFocusOut: true });
   return pick?.team;

@@ -10,17 +10,19 @@ import os
 import re
 import uuid
 from array import array
-from contextlib import AbstractContextManager
-from datetime import datetime, timezone
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 
-from ..errors import CorruptInbox, InvalidParams
+from ..errors import InvalidParams
+from ..fileio import make_inbox_folder
+from ..jsonio import dumps_indented, opt_str, short_hash, skip_space_back
+from ..locks import DirLock
 from ..model import Member, Message
-from ..timestamps import epoch
-from . import dumps_indented, loads, opt_str, short_hash, skip_space_back
-from .base import JsonFileLayout, RosterParts
+from ..safeio import open_new
+from ..timestamps import epoch, now_iso
+from .base import InboxFormat, RosterParts
 from .tasks_claude import CLAUDE_TASKS
 
 KNOWN_FRAMES = frozenset(
@@ -120,10 +122,6 @@ def _team_info(config: dict[str, Any], members: list[Member], team_path: str) ->
     }
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def decode_frame(text: str) -> dict[str, Any] | None:
     if not text.startswith("{"):
         return None
@@ -139,11 +137,23 @@ def decode_frame(text: str) -> dict[str, Any] | None:
 USER_INBOX = "user"
 
 
-class ClaudeFormat(JsonFileLayout):
+class ClaudeFormat(InboxFormat):
     name = "claude"
     drops_leavers = True
     compactable = True
+    label = "Claude"
     default_identity: str | None = USER_INBOX
+    colors = COLORS
+    lock_class = DirLock  # Claude Code's proper-lockfile: `<inbox>.lock/` made by mkdir
+    claude_sessions = True
+    plan_answer = "ask_lead"  # Claude Code takes a plan approval only from the lead
+    claims_unknown = True  # a config-less folder is Claude's unless its inboxes are objects
+
+    def default_roots(self, home: str, env: Mapping[str, str]) -> list[str]:
+        return [
+            os.path.join(env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "teams")
+        ]
+
     tasks = CLAUDE_TASKS  # the task board: <config>/tasks/<team>/, a file a task
 
     def sniff(self, team_path: str, config: dict[str, Any] | None) -> bool:
@@ -192,31 +202,8 @@ class ClaudeFormat(JsonFileLayout):
         # Claude Code prunes what it delivers and discards what it finds `read: true`.
         return member.inbox != own_inbox and not member.phantom
 
-    def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
-        from ..locks import DirLock
-
-        return DirLock(path, timeout)
-
-    def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
-        from ..store import append, ensure_claude_inbox
-
+    def make_inbox(self, path: str) -> None:
         ensure_claude_inbox(path)
-        return append(self, path, [entry], timeout=timeout)
-
-    def empty(self) -> Any:
-        return []
-
-    def parse(self, data: bytes, path: str) -> tuple[Any, list[Any]]:
-        doc = loads(data, path)
-        if not isinstance(doc, list):
-            raise CorruptInbox(
-                f"{path}: top level is {type(doc).__name__}, expected a JSON array", path=path
-            )
-        return doc, doc
-
-    def entries(self, doc: Any) -> list[Any]:
-        assert isinstance(doc, list)
-        return doc
 
     def invalid(self, entry: Any) -> str | None:
         if not isinstance(entry, dict):
@@ -287,9 +274,6 @@ class ClaudeFormat(JsonFileLayout):
         ends.append(last)
         return starts, ends
 
-    def serialize(self, doc: Any) -> bytes:
-        return dumps_indented(doc)
-
     def append_bytes(self, data: bytes, new_entries: list[dict[str, Any]]) -> bytes | None:
         """Splice entries before the closing bracket of an already validated array.
 
@@ -344,6 +328,20 @@ class ClaudeFormat(JsonFileLayout):
         entry["type"] = "message"
         entry["msg_id"] = str(uuid.uuid4())
         return entry
+
+
+def ensure_claude_inbox(path: str) -> None:
+    """Create a missing Claude inbox as `[]` with exclusive create, as Claude Code does
+    (Node's writeFile `wx`: mode 0666 & ~umask)."""
+    make_inbox_folder(path)
+    try:
+        fd = open_new(path)
+    except FileExistsError:
+        return
+    try:
+        os.write(fd, b"[]")
+    finally:
+        os.close(fd)
 
 
 CLAUDE = ClaudeFormat()

@@ -16,7 +16,6 @@ import json
 import os
 import time
 import uuid
-from array import array
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime, timezone
 from typing import Any
@@ -24,10 +23,12 @@ from typing import Any
 import orjson
 
 from ..errors import CorruptInbox, check_name
+from ..fileio import listdir, read_bytes
+from ..jsonio import dumps_any, loads, opt_str
 from ..model import Member, Message, Problem
+from ..safeio import makedirs, open_new, refuse_links
 from ..timestamps import epoch
-from . import dumps_any, loads, opt_str
-from .base import Hint, RosterParts, Sig, listdir
+from .base import Append, Hint, InboxFormat, RosterParts, Sig
 
 TEAM_DIR = ".team"
 INBOX_DIR = "inbox"
@@ -44,13 +45,11 @@ def _iso(seconds: float) -> str:
     return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class FileBusFormat:
+class FileBusFormat(InboxFormat):
     name = "filebus"
-    compactable = False  # a file per message: nothing to prune
-    has_read_flag = False
-    drops_leavers = False
+    label = "File bus"
+    has_read_flag = False  # a file per message, never rewritten: nothing to prune or mark
     default_identity: str | None = "user"
-    tasks = None  # no task board
 
     # --- layout
 
@@ -120,9 +119,6 @@ class FileBusFormat:
         # Every agent's folder has a reader that deletes on read; the person's own has none.
         return not member.phantom and member.inbox != own_inbox
 
-    def delivery_note(self, member: Member) -> str | None:
-        return None
-
     # --- an inbox: a folder of message files
 
     def sig(self, path: str) -> Sig | None:
@@ -134,8 +130,6 @@ class FileBusFormat:
 
     def read(self, path: str) -> bytes | None:
         """The folder's messages as one JSON array, oldest first; a bad file is one bad entry."""
-        from ..store import read_bytes
-
         if not os.path.isdir(path):
             return None
         entries: list[Any] = []
@@ -216,14 +210,8 @@ class FileBusFormat:
             raw=raw,
         )
 
-    def entry_spans(self, data: bytes, start: int = 0) -> tuple[array[int], array[int]] | None:
-        return None
-
     def serialize(self, doc: Any) -> bytes:
         raise CorruptInbox("the file bus is never rewritten")
-
-    def append_bytes(self, data: bytes, new_entries: list[dict[str, Any]]) -> bytes | None:
-        return None
 
     # --- writing, exactly as the seed's send_message does
 
@@ -256,9 +244,7 @@ class FileBusFormat:
             entry["payload"] = payload
         return entry
 
-    def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
-        from ..safeio import makedirs, open_new, refuse_links
-
+    def deliver(self, path: str, entry: dict[str, Any], timeout: float, append: Append) -> int:
         name = check_name(entry["msg_id"], "message id")
         team = os.path.dirname(os.path.dirname(path))  # <team>/inbox/<agent>
         tmp, final = os.path.join(path, name + ".tmp"), os.path.join(path, name + ".json")
@@ -282,8 +268,6 @@ class FileBusFormat:
 
 def _agent_id(folder: str) -> str | None:
     """The recipient id written in the folder's newest message (`coder@auth` for `coder_auth`)."""
-    from ..store import read_bytes
-
     names = [n for n in listdir(folder) if n.endswith(".json")]
     for name in reversed(names[-20:]):
         try:

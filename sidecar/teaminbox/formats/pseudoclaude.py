@@ -8,26 +8,19 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from array import array
-from contextlib import AbstractContextManager
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import CorruptInbox
+from ..jsonio import canonical, loads, opt_str, short_hash
 from ..model import Member, Message
-from ..timestamps import epoch
-from . import canonical, dumps_indented, loads, opt_str, short_hash
-from .base import JsonFileLayout, RosterParts
+from ..timestamps import epoch, now_rfc3339_nano
+from .base import InboxFormat, RosterParts
 from .tasks_pseudoclaude import PSEUDOCLAUDE_TASKS
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def now_rfc3339_nano() -> str:
-    ns = time.time_ns()
-    base = datetime.fromtimestamp(ns // 1_000_000_000, tz=timezone.utc)
-    return base.strftime("%Y-%m-%dT%H:%M:%S") + f".{ns % 1_000_000_000:09d}Z"
 
 
 # PseudoClaude rewrites the whole inbox on every Write and MarkRead: it decodes the Box
@@ -118,9 +111,16 @@ def _frame_text(kind: str, payload: dict[str, Any]) -> tuple[str, str]:
     return head, f"{body}\n\n{extra}" if extra else body
 
 
-class PseudoClaudeFormat(JsonFileLayout):
+class PseudoClaudeFormat(InboxFormat):
     name = "pseudoclaude"
-    drops_leavers = False
+    label = "PseudoClaude"
+    new_file_mode = 0o600  # it renames Go's os.CreateTemp files over its inboxes
+    words_in_text = True
+    plan_answer = "frame"
+
+    def default_roots(self, home: str, env: Mapping[str, str]) -> list[str]:
+        return [os.path.join(home, ".PseudoClaude", "teams")]
+
     compactable = False  # an entry's index is its identity: pruning shifts what gets marked
     default_identity: str | None = None  # the lead
     tasks = PSEUDOCLAUDE_TASKS  # the task board: <team>/tasks.json
@@ -186,17 +186,6 @@ class PseudoClaudeFormat(JsonFileLayout):
                 f" {member.name}; until then it waits unread"
             )
         return None
-
-    def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
-        from ..locks import ExclFileLock
-
-        return ExclFileLock(path, timeout)
-
-    def deliver(self, path: str, entry: dict[str, Any], timeout: float) -> int:
-        from ..store import append, make_inbox_folder
-
-        make_inbox_folder(path)  # a team with no inbox written yet
-        return append(self, path, [entry], timeout=timeout)
 
     def empty(self) -> Any:
         return {"messages": []}
@@ -275,11 +264,7 @@ class PseudoClaudeFormat(JsonFileLayout):
     def entry_spans(self, data: bytes, start: int = 0) -> tuple[array[int], array[int]] | None:
         return None  # entries sit inside an object: parsed whole
 
-    def serialize(self, doc: Any) -> bytes:
-        return dumps_indented(doc)
-
-    def append_bytes(self, data: bytes, new_entries: list[dict[str, Any]]) -> bytes | None:
-        return None  # small files by design; a full rewrite keeps unknown top-level keys
+    # append_bytes: none (small files by design; a full rewrite keeps unknown top-level keys)
 
     def new_entry(
         self,

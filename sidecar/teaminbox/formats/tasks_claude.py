@@ -17,8 +17,12 @@ import re
 import time
 from typing import Any
 
+from ..fileio import lock_path, read_regular
+from ..jsonio import dumps_indented
+from ..locks import DirLock
 from ..model import Problem, Task
-from ..tasks import (
+from ..safeio import refuse_links
+from .tasks_base import (
     MAX_TASK_BYTES,
     BoardRead,
     CorruptTask,
@@ -108,8 +112,6 @@ class ClaudeTasks:
         return tuple(out)
 
     def read(self, location: str, team: str) -> BoardRead:
-        from ..store import read_regular
-
         tasks: list[Task] = []
         problems: list[Problem] = []
         try:
@@ -138,11 +140,6 @@ class ClaudeTasks:
         return BoardRead(tasks, problems)
 
     def set_status(self, location: str, task_id: str, status: str, timeout: float) -> Task:
-        from ..formats import dumps_indented
-        from ..locks import DirLock, lock_path
-        from ..safeio import refuse_links
-        from ..store import read_regular
-
         check_status(self, status)
         if not task_id or sanitize(task_id) != task_id:
             raise UnknownTask(f"no task {task_id!r} in {location}")

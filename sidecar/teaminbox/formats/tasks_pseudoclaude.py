@@ -12,8 +12,13 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ..fileio import lock_path, read_regular
+from ..jsonio import dumps_indented
+from ..locks import ExclFileLock
 from ..model import Problem, Task
-from ..tasks import (
+from ..safeio import refuse_links
+from ..timestamps import now_rfc3339_nano
+from .tasks_base import (
     MAX_TASK_BYTES,
     BoardRead,
     CorruptTask,
@@ -94,8 +99,6 @@ class PseudoClaudeTasks:
         return st.st_ino, st.st_size, st.st_mtime_ns
 
     def read(self, location: str, team: str) -> BoardRead:
-        from ..store import read_regular
-
         data = read_regular(location, limit=MAX_TASK_BYTES)
         if data is None:
             return BoardRead([])
@@ -111,12 +114,6 @@ class PseudoClaudeTasks:
         return BoardRead(tasks, problems)
 
     def set_status(self, location: str, task_id: str, status: str, timeout: float) -> Task:
-        from ..formats import dumps_indented
-        from ..formats.pseudoclaude import now_rfc3339_nano
-        from ..locks import ExclFileLock, lock_path
-        from ..safeio import refuse_links
-        from ..store import read_regular
-
         check_status(self, status, FROM_FILE)
         raw_status = TO_FILE.get(status, status)
         # No link at the team's folder, tasks.json or its lock.

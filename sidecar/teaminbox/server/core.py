@@ -38,8 +38,9 @@ from ..discovery import Settings, watch_plan, watch_roots
 from ..errors import InvalidParams, TeamInboxError
 from ..formats import registry
 from ..history import History
-from ..model import Message, converter
+from ..model import Message
 from ..protocol import METHODS, InitializationOptions, structure
+from ..render import wire_converter
 from ..rows import Rows, load_rows
 from ..tracker import Change, InboxState, Tracker
 from ..watch import Debouncer, Hints, RootWatcher
@@ -163,7 +164,7 @@ class TeamInboxServer(LanguageServer):
                 try:
                     params = structure(raw, spec.params)
                     await ls.ensure_ready()
-                    return converter.unstructure(await fn(ls, params))
+                    return wire_converter.unstructure(await fn(ls, params))
                 except TeamInboxError as err:
                     raise rpc_error(err) from err
 
@@ -173,15 +174,15 @@ class TeamInboxServer(LanguageServer):
         return register
 
     def notify(self, method: str, params: Any) -> None:
-        self.protocol.notify(method, converter.unstructure(params))
+        self.protocol.notify(method, wire_converter.unstructure(params))
 
     # --- lifecycle ----------------------------------------------------------------------
 
     def configure(self, raw: Any) -> None:
         opts: InitializationOptions = structure(raw, InitializationOptions)
         identity = opts.identity
-        if identity is not None and not isinstance(identity, str):
-            identity = converter.unstructure(identity)
+        if isinstance(identity, dict):  # a format this sidecar lacks: no one to be there
+            identity = {f: name for f, name in identity.items() if f in registry()}
         self.settings = Settings.build(opts.roots, defaults=opts.default_roots, identity=identity)
         self.options = opts
 

@@ -1,9 +1,9 @@
 """How a message leaves the server: pygls's protocol, our own messages encoded without recursion.
 
-An inbox entry may nest 1,024 deep (formats.MAX_DEPTH) and is served as it is. pygls encodes
+An inbox entry may nest 1,024 deep (jsonio.MAX_DEPTH) and is served as it is. pygls encodes
 with cattrs and `json.dumps`, which both recurse and fail near Python's recursion limit: the
 request then gets no answer at all. Our methods' results and notifications' params are plain
-data already (core.py unstructures them), so those go to `formats.dumps_any` as they are:
+data already (core.py unstructures them), so those go to `jsonio.dumps_any` as they are:
 orjson, and past what orjson takes `dumps_indented`, which has no depth limit. pygls's own
 LSP messages keep pygls's path.
 """
@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCResponseMessage
 
-from ..formats import dumps_any
+from ..jsonio import dumps_any
 
 log = logging.getLogger("teaminbox")
 

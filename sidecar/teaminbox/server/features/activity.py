@@ -108,7 +108,7 @@ class Spec:
 
 
 def spec_of(r: Roster) -> Spec | None:
-    if r.team.format != "claude" or ".deleted-" in r.team.name:
+    if not r.team.fmt.claude_sessions or ".deleted-" in r.team.name:
         return None  # Claude Code renames a team's folder so before removing it
     sid = r.info.get("session_id")
     if not valid_session_id(sid):

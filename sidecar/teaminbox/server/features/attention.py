@@ -35,6 +35,7 @@ from ... import member_state as ms
 from ... import sending
 from ...discovery import Roster
 from ...errors import InvalidParams, TeamEnded, TeamInboxError
+from ...formats import get
 from ...model import MemberState, Message, Team, converter
 from ...protocol import (
     AnswerPlanParams,
@@ -312,7 +313,7 @@ class Attention:
         if r is not None:
             items += self._unanswered(team, r, v, evs)
             items += answers_after(team, r, evs, self.tracker.history.seen_ids)
-            if team.format == "claude":
+            if get(team.format).claude_sessions:
                 inbox_of = {m.name: m.inbox for m in team.members}
                 items += self.prompts.terminal_items(r, inbox_of)
         return items
@@ -571,7 +572,7 @@ def request_item(team: Team, q: ms.Request, inbox: str | None) -> AttentionItem:
     """A plan or permission request frame as an item. A Claude Code teammate's plan is
     approved by its lead within a second: information only. A pane teammate's
     permission_request is answered in the lead's terminal (never by a frame from here)."""
-    claude = team.format == "claude"
+    claude = get(team.format).claude_sessions
     if q.kind == "plan":
         summary = f"{q.member} asks for approval of its plan"
         if claude:
@@ -724,7 +725,7 @@ def setup(server: TeamInboxServer) -> None:
     async def answer_plan(ls: TeamInboxServer, p: AnswerPlanParams) -> AnswerPlanResult:
         r, member, rid, fmt, done = await ls.in_state(lambda: att.plan_target(p))
         effect: PlanEffect
-        if fmt == "claude":
+        if get(fmt).plan_answer == "ask_lead":
             if r.lead is None:
                 raise InvalidParams(f"team {r.team.id} has no lead to ask")
             to, effect = r.lead, "asked_lead"
@@ -735,7 +736,7 @@ def setup(server: TeamInboxServer) -> None:
                 return sending.send(r, to, text, summary=f"please {verdict} the plan of {member}")
 
             note = "Claude Code takes a plan approval only from its lead: the lead was asked"
-        elif fmt == "pseudoclaude":
+        elif get(fmt).plan_answer == "frame":
             to, effect = member, "answered"
             payload: dict[str, Any] = {"approved": p.approved}
             if p.feedback:

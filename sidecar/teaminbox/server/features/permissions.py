@@ -190,7 +190,7 @@ class Prompts:
             (
                 r
                 for r in tracker.rosters.values()
-                if r.team.format == "claude" and r.info.get("session_id") == sid
+                if r.team.fmt.claude_sessions and r.info.get("session_id") == sid
             ),
             None,
         )
