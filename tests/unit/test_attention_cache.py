@@ -22,6 +22,7 @@ from teaminbox.rows import Rows, load_rows
 from teaminbox.server.core import TeamInboxServer
 from teaminbox.server.features import attention as attention_module
 from teaminbox.server.features.attention import Attention
+from teaminbox.server.features.permissions import Prompts
 from teaminbox.timestamps import epoch
 from teaminbox.tracker import Tracker
 
@@ -30,8 +31,9 @@ OLD = "2026-02-09T17:30:00.000Z"  # long past any stall time
 
 
 def attention(tracker: Tracker) -> Attention:
-    server = SimpleNamespace(tracker=tracker, options=InitializationOptions())
-    return Attention(cast(TeamInboxServer, server))
+    namespace = SimpleNamespace(tracker=tracker, options=InitializationOptions())
+    server = cast(TeamInboxServer, namespace)
+    return Attention(server, Prompts(server))
 
 
 class World:
@@ -39,6 +41,7 @@ class World:
         self.teams = teams
         self.tracker = Tracker(teams.settings, History(str(tmp_path / "history.db")))
         self.att = attention(self.tracker)
+        self.tracker.team_hooks.append(self.att.decorate_team)  # as the core does
         self.step()
 
     def step(self) -> tuple[dict[str, Any], list[Any]]:
@@ -52,8 +55,8 @@ class World:
         saved = list(hooks)
         fresh = attention(self.tracker)
         try:
-            hooks.clear()
-            fresh.publish(True, [])  # hooks itself in
+            hooks[:] = [fresh.decorate_team]
+            fresh.publish(True, [])
             again = self.tracker.find(CLAUDE_TEAM)
         finally:
             hooks[:] = saved

@@ -47,6 +47,7 @@ from ...transcripts import (
 )
 from ...watch import unwatch_folder, watch_folder
 from ..core import Outgoing, TeamInboxServer
+from ..feature import Feature
 
 log = logging.getLogger("teaminbox")
 POLL_SECONDS = 2.0  # a stat of every followed file at most this often (lost events)
@@ -187,9 +188,13 @@ def _working(a: Activity, now: float) -> Activity:
     return a if a.working == working else attrs.evolve(a, working=working)
 
 
-class Transcripts:
+class Transcripts(Feature):
+    """Follows the live Claude teams' session transcripts (see the module's description)."""
+
+    name = "activity"
+
     def __init__(self, server: TeamInboxServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.prices: Mapping[str, Price] = PRICES
         # --- the state thread
         self.hooked = False
@@ -225,12 +230,10 @@ class Transcripts:
     def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
         if not self.on:
             return []
-        tracker = self.server.tracker
-        assert tracker is not None
-        if not self.hooked:
+        tracker = self.tracker
+        if not self.hooked:  # from now on decorate_team adds the activity
             self.hooked = True
             self.prices = _prices(self.server)
-            tracker.team_hooks.append(self.decorate)
         specs: dict[str, Spec] = {}
         for tid, r in tracker.rosters.items():
             spec = spec_of(r)
@@ -365,8 +368,10 @@ class Transcripts:
                 del self.due[tid]
         return out
 
-    def decorate(self, team: Team) -> None:
-        """The tracker's hook: a Team as the queries give it, with what was derived."""
+    def decorate_team(self, team: Team) -> None:
+        """A Team as the queries give it, with what was derived (once publish ran)."""
+        if not self.hooked:
+            return
         try:
             act = self._ended_activity(team.id) if team.ended else self.live.get(team.id)
             if act is None:
@@ -405,8 +410,7 @@ class Transcripts:
 
     def _ended_activity(self, tid: str) -> TeamActivity | None:
         if tid not in self.ended:
-            tracker = self.server.tracker
-            body = tracker.history.team_activity(tid) if tracker else None
+            body = self.tracker.history.team_activity(tid)
             try:
                 self.ended[tid] = TeamActivity.restored(orjson.loads(body)) if body else None
             except orjson.JSONDecodeError:
@@ -459,8 +463,7 @@ class Transcripts:
                     lambda: self._read(wanted, leftover, dirty, everything)
                 )
                 self._sync_watches()
-                tracker = self.server.tracker
-                assert tracker is not None
+                tracker = self.tracker
                 changes, out = await self.server.in_state(lambda: self.merge(tracker, results))
                 if changes:  # every publisher: notify fires `replied` for each answer
                     await self.server.apply(lambda t: (False, changes))
@@ -558,7 +561,3 @@ def _interesting(path: str) -> bool:
     """On watchdog's thread: a transcript, a meta file, or a session's folders."""
     name = os.path.basename(path)
     return name.endswith((".jsonl", ".meta.json")) or name == "subagents" or valid_session_id(name)
-
-
-def setup(server: TeamInboxServer) -> None:
-    server.publishers.append(Transcripts(server).publish)

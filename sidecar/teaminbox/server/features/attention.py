@@ -50,8 +50,9 @@ from ...protocol import (
 )
 from ...rows import Prefix, Rows
 from ...timestamps import epoch
-from ...tracker import Change, Tracker
+from ...tracker import Change
 from ..core import Outgoing, TeamInboxServer
+from ..feature import Feature
 from . import permissions
 
 RECENT = 400  # messages of a team the states are derived from
@@ -100,15 +101,21 @@ class TeamView:
         self.evs = None
 
 
-class Attention:
-    def __init__(self, server: TeamInboxServer) -> None:
-        self.server = server
+class Attention(Feature):
+    """Member states (its team hook), what needs the person, and answering a plan."""
+
+    name = "attention"
+    # notify: a step's didChange leaves first, its messages named; activity: its team hook
+    # fills in the members' activity the states are derived from; permissions: its prompts
+    depends = ("notify", "activity", "permissions")
+
+    def __init__(self, server: TeamInboxServer, prompts: permissions.Prompts | None = None) -> None:
+        super().__init__(server)
+        self._prompts = prompts
         self.views: dict[str, TeamView] = {}
         self.sent_states: dict[str, dict[str, MemberState]] = {}
         self.sent_items: list[Any] | None = None
         self.last_full = 0.0
-        self.hooked = False
-        self.prompts = permissions.Prompts(server)
         self._dismissed: dict[str, float] | None = None
         # Per inbox, what a scan of its rows found, and which rows (replaced, never changed
         # in place, on every load; held weakly: not their bytes) as of which prefix.
@@ -117,10 +124,11 @@ class Attention:
         self._oldest: dict[tuple[str, str], tuple[Ref, int, float | None]] = {}
 
     @property
-    def tracker(self) -> Tracker:
-        tracker = self.server.tracker
-        assert tracker is not None
-        return tracker
+    def prompts(self) -> permissions.Prompts:
+        """The permission prompts (the permissions feature's, unless given)."""
+        if self._prompts is None:
+            self._prompts = self.server.get_feature(permissions.Permissions).prompts
+        return self._prompts
 
     @property
     def stall_seconds(self) -> float:
@@ -142,7 +150,7 @@ class Attention:
 
     # --- states (the tracker's team hook) ----------------------------------------------
 
-    def hook(self, team: Team) -> None:
+    def decorate_team(self, team: Team) -> None:
         """Set each member's state on a Team a query built (copies: the roster keeps its own)."""
         if team.ended:
             team.orphan = False
@@ -437,10 +445,6 @@ class Attention:
 
     def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
         tracker = self.tracker
-        hooks = tracker.team_hooks
-        if self.hook in hooks:  # last: after the hooks that fill in what it reads (activity)
-            hooks.remove(self.hook)
-        hooks.append(self.hook)
         for tid in list(self.views):
             if tid not in tracker.rosters:
                 del self.views[tid]
@@ -520,6 +524,90 @@ class Attention:
             said = "approved" if verdict is True else "rejected" if verdict is False else "answered"
             done = f"{answers[-1].sender} {said} this request already"
         return r, m.name, rid, t.format, done
+
+    # --- the hooks and requests -------------------------------------------------------
+
+    def register(self) -> None:
+        self.request("teamInbox/attention", self.attention)
+        self.request("teamInbox/dismissAttention", self.dismiss_attention)
+        self.request("teamInbox/answerPlan", self.answer_plan)
+
+    def started(self) -> None:
+        self.prompts.on_change.append(self.pushed)
+
+    def pushed(self) -> None:
+        """The event loop: a hook's prompt came or went, or an item was dismissed."""
+        server = self.server
+
+        async def go() -> None:
+            out = await server.in_state(lambda: self.publish(False, []))
+            for method, params in out:
+                server.notify(method, params)
+
+        server.spawn(go())
+
+    async def attention(self, p: Empty) -> AttentionResult:
+        def run() -> AttentionResult:
+            tracker = self.tracker
+            for tid in tracker.rosters:
+                tracker.find(tid)  # derives afresh
+            return self.result()
+
+        return await self.server.in_state(run)
+
+    async def dismiss_attention(self, p: DismissParams) -> DismissResult:
+        if p.key.startswith(permissions.HOOK_KEY):  # back to the terminal's own prompt
+            return DismissResult(self.prompts.release(p.key[len(permissions.HOOK_KEY) :]))
+        done = await self.server.in_state(lambda: self.dismiss(p.key))
+        self.pushed()
+        return DismissResult(done)
+
+    async def answer_plan(self, p: AnswerPlanParams) -> AnswerPlanResult:
+        ls = self.server
+        r, member, rid, fmt, done = await ls.in_state(lambda: self.plan_target(p))
+        effect: PlanEffect
+        if fmt == "claude":
+            if r.lead is None:
+                raise InvalidParams(f"team {r.team.id} has no lead to ask")
+            to, effect = r.lead, "asked_lead"
+            text = ask_lead_text(member, rid, p.approved, p.feedback)
+            verdict = "approve" if p.approved else "reject"
+
+            def write() -> Any:
+                return sending.send(r, to, text, summary=f"please {verdict} the plan of {member}")
+
+            note = "Claude Code takes a plan approval only from its lead: the lead was asked"
+        elif fmt == "pseudoclaude":
+            to, effect = member, "answered"
+            payload: dict[str, Any] = {"approved": p.approved}
+            if p.feedback:
+                payload["feedback"] = p.feedback
+            if rid:
+                payload["request_id"] = rid
+            text = "Plan approved" if p.approved else "Plan rejected"
+            text += f": {p.feedback}" if p.feedback else ""
+
+            def write() -> Any:
+                return sending.send(r, to, "", type="plan_approval_response", payload=payload)
+
+            note = None
+        else:
+            raise InvalidParams(f"{fmt} teams have no plan approvals")
+        if done:
+            note = f"{done}; {note}" if note else done
+        results = await ls.in_pool(write)  # may wait on a peer's lock
+        res = results[0]
+        await ls.refresh({r.team.inbox_path(res.inbox)} if res.inbox else set())
+        return AnswerPlanResult(
+            effect=effect,
+            team=r.team.id,
+            member=member,
+            to=res.recipient,
+            request_id=rid,
+            message_id=res.message_id,
+            text=text,
+            note=note,
+        )
 
 
 def _flags_of(rows: Rows, ids: set[str], start: int) -> dict[str, int]:
@@ -685,84 +773,3 @@ def save_dismissed(path: str, keys: dict[str, float]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-def setup(server: TeamInboxServer) -> None:
-    att = Attention(server)
-    server.publishers.append(att.publish)
-    permissions.setup(server, att.prompts)
-
-    def pushed() -> None:  # the event loop: a hook's prompt came or went
-        async def go() -> None:
-            out = await server.in_state(lambda: att.publish(False, []))
-            for method, params in out:
-                server.notify(method, params)
-
-        server.spawn(go())
-
-    att.prompts.on_change.append(pushed)
-
-    @server.request("teamInbox/attention")
-    async def attention(ls: TeamInboxServer, p: Empty) -> AttentionResult:
-        def run() -> AttentionResult:
-            tracker = att.tracker
-            for tid in tracker.rosters:
-                tracker.find(tid)  # derives afresh
-            return att.result()
-
-        return await ls.in_state(run)
-
-    @server.request("teamInbox/dismissAttention")
-    async def dismiss(ls: TeamInboxServer, p: DismissParams) -> DismissResult:
-        if p.key.startswith(permissions.HOOK_KEY):  # back to the terminal's own prompt
-            return DismissResult(att.prompts.release(p.key[len(permissions.HOOK_KEY) :]))
-        done = await ls.in_state(lambda: att.dismiss(p.key))
-        pushed()
-        return DismissResult(done)
-
-    @server.request("teamInbox/answerPlan")
-    async def answer_plan(ls: TeamInboxServer, p: AnswerPlanParams) -> AnswerPlanResult:
-        r, member, rid, fmt, done = await ls.in_state(lambda: att.plan_target(p))
-        effect: PlanEffect
-        if fmt == "claude":
-            if r.lead is None:
-                raise InvalidParams(f"team {r.team.id} has no lead to ask")
-            to, effect = r.lead, "asked_lead"
-            text = ask_lead_text(member, rid, p.approved, p.feedback)
-            verdict = "approve" if p.approved else "reject"
-
-            def write() -> Any:
-                return sending.send(r, to, text, summary=f"please {verdict} the plan of {member}")
-
-            note = "Claude Code takes a plan approval only from its lead: the lead was asked"
-        elif fmt == "pseudoclaude":
-            to, effect = member, "answered"
-            payload: dict[str, Any] = {"approved": p.approved}
-            if p.feedback:
-                payload["feedback"] = p.feedback
-            if rid:
-                payload["request_id"] = rid
-            text = "Plan approved" if p.approved else "Plan rejected"
-            text += f": {p.feedback}" if p.feedback else ""
-
-            def write() -> Any:
-                return sending.send(r, to, "", type="plan_approval_response", payload=payload)
-
-            note = None
-        else:
-            raise InvalidParams(f"{fmt} teams have no plan approvals")
-        if done:
-            note = f"{done}; {note}" if note else done
-        results = await ls.in_pool(write)  # may wait on a peer's lock
-        res = results[0]
-        await ls.refresh({r.team.inbox_path(res.inbox)} if res.inbox else set())
-        return AnswerPlanResult(
-            effect=effect,
-            team=r.team.id,
-            member=member,
-            to=res.recipient,
-            request_id=rid,
-            message_id=res.message_id,
-            text=text,
-            note=note,
-        )
