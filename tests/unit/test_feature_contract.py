@@ -14,6 +14,7 @@ import pytest
 from teaminbox.server import build
 from teaminbox.server.core import Outgoing, TeamInboxServer
 from teaminbox.server.feature import Feature, FeatureOrderError, NotStarted, order
+from teaminbox.server.features import FEATURES
 from teaminbox.tracker import Change
 
 
@@ -162,6 +163,14 @@ def test_the_server_s_features_keep_their_declared_order() -> None:
     )
     for before in ("notify", "activity", "permissions"):
         assert got.index(before) < got.index("attention")
+
+
+def test_the_order_comes_from_the_declarations_not_the_list() -> None:
+    ls: Any = SimpleNamespace()
+    for given in (FEATURES, tuple(reversed(FEATURES))):
+        got = names(order([kind(ls) for kind in given]))
+        for before in ("notify", "activity", "permissions"):
+            assert got.index(before) < got.index("attention"), given
 
 
 def test_the_tracker_before_the_start_is_a_clear_error(tmp_path: Path) -> None:

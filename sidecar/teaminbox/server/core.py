@@ -143,6 +143,7 @@ class TeamInboxServer(LanguageServer):
         self._starting: asyncio.Future[None] | None = None
         self._added: list[Feature] = []
         self._ordered: list[Feature] | None = None
+        self._with: dict[str, list[Feature]] = {}  # hook -> the features that define it
         self._tasks: set[asyncio.Task[Any]] = set()
         self._big = asyncio.Lock()  # one big first load at a time (memory)
         self._stirred = time.monotonic()  # the last event, change or request (the ticks)
@@ -186,6 +187,7 @@ class TeamInboxServer(LanguageServer):
         feature.register()
         self._added.append(feature)
         self._ordered = None
+        self._with = {}
 
     @property
     def features(self) -> list[Feature]:
@@ -200,12 +202,22 @@ class TeamInboxServer(LanguageServer):
             raise LookupError(f"no {kind.__name__} feature was added")
         return found
 
+    def with_hook(self, hook: str) -> list[Feature]:
+        """The features, in order, whose class defines `hook` (the others' is a no-op)."""
+        found = self._with.get(hook)
+        if found is None:
+            base = getattr(Feature, hook)
+            found = self._with[hook] = [
+                f for f in self.features if getattr(type(f), hook) is not base
+            ]
+        return found
+
     def call_features(self, hook: str, *args: Any) -> list[tuple[Feature, Any]]:
         """Call `hook` on every feature in order, each on its own: an error is logged with
         the feature's name and the others are called still. (feature, what it returned)
         for each call that returned."""
         out = []
-        for feature in self.features:
+        for feature in self.with_hook(hook):
             try:
                 out.append((feature, getattr(feature, hook)(*args)))
             except Exception:
@@ -264,7 +276,7 @@ class TeamInboxServer(LanguageServer):
 
     async def stop(self) -> None:
         self.closing = True
-        if self._ordered is not None:
+        if self.tracker is not None:  # started: the features were ordered then
             self.call_features("stopping")
         for task in list(self._tasks):
             task.cancel()
@@ -333,7 +345,7 @@ class TeamInboxServer(LanguageServer):
             teams_changed, changes = step(tracker)
             if teams_changed or changes:
                 loop.call_soon_threadsafe(self.stir)
-            for feature in self.features:
+            for feature in self.with_hook("publish"):
                 # each feature's news leaves at once (didChange first): the next one's work
                 # (attention, member states) is no reason for a row to wait; one that raises
                 # is logged, and the others publish still
