@@ -13,6 +13,9 @@ name: one broken feature never stops the others (the model: esbonio's LanguageFe
   tracker's team hook): fill in what the feature derives.
 - `stopping()`: the event loop, as the server stops (before its tasks are cancelled).
 
+A hook is a method of the feature's class: the core calls it only on the features whose
+class defines it (`with_hook`), so a no-op costs nothing on the hot paths.
+
 A feature names the features whose hooks must run before its own in `depends`; the core
 orders them (a stable topological sort: the order they were added where nothing is
 declared) and refuses a cycle or a missing one (`FeatureOrderError`).
