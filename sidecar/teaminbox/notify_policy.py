@@ -7,7 +7,7 @@ The levels (`notify`, the `teamInbox.notifications` setting), each including the
   teammate's answer after the person wrote to it (its text messages to the lead, and the
   `result` of its next idle notification, where Claude Code 2.1.3xx puts its last words;
   that answer ends the wait). The lead's answer read from its transcript arrives as a text
-  message in the person's own inbox (features/activity.py).
+  message in the person's own inbox (features/activity/).
 - `messages`: also every teammate's text message to the lead (`notify_lead_traffic`, on
   by default: off, only the answers above).
 - `all`: also every protocol frame in the person's own inbox.

@@ -383,7 +383,7 @@ class TokenPrice:
     cache_write: float | None = None  # default: 1.25 x input (5-minute cache writes)
 
 
-# --- tasks, member state, what waits on the person (features/tasks.py, attention.py) -----
+# --- tasks, member state, what waits on the person (features/tasks.py, features/attention/) --
 
 
 @attrs.define

@@ -1,4 +1,4 @@
-"""Member states and attention items kept per inbox (attention.py): a change to an inbox
+"""Member states and attention items kept per inbox (features/attention/): a change to an inbox
 changes the answer, whether the file grew (the scan goes on where it stopped) or was
 rewritten (scanned again), and the answer is always the one a fresh derivation gives."""
 
@@ -20,8 +20,10 @@ from teaminbox.model import converter
 from teaminbox.protocol import InitializationOptions
 from teaminbox.rows import Rows, load_rows
 from teaminbox.server.core import TeamInboxServer
-from teaminbox.server.features import attention as attention_module
 from teaminbox.server.features.attention import Attention
+from teaminbox.server.features.attention import states as states_module
+from teaminbox.server.features.attention import unread as unread_module
+from teaminbox.server.features.permissions import Prompts
 from teaminbox.timestamps import epoch
 from teaminbox.tracker import Tracker
 
@@ -30,8 +32,9 @@ OLD = "2026-02-09T17:30:00.000Z"  # long past any stall time
 
 
 def attention(tracker: Tracker) -> Attention:
-    server = SimpleNamespace(tracker=tracker, options=InitializationOptions())
-    return Attention(cast(TeamInboxServer, server))
+    namespace = SimpleNamespace(tracker=tracker, options=InitializationOptions())
+    server = cast(TeamInboxServer, namespace)
+    return Attention(server, Prompts(server))
 
 
 class World:
@@ -39,6 +42,7 @@ class World:
         self.teams = teams
         self.tracker = Tracker(teams.settings, History(str(tmp_path / "history.db")))
         self.att = attention(self.tracker)
+        self.tracker.team_hooks.append(self.att.decorate_team)  # as the core does
         self.step()
 
     def step(self) -> tuple[dict[str, Any], list[Any]]:
@@ -52,8 +56,8 @@ class World:
         saved = list(hooks)
         fresh = attention(self.tracker)
         try:
-            hooks.clear()
-            fresh.publish(True, [])  # hooks itself in
+            hooks[:] = [fresh.decorate_team]
+            fresh.publish(True, [])
             again = self.tracker.find(CLAUDE_TEAM)
         finally:
             hooks[:] = saved
@@ -134,13 +138,13 @@ def test_read_flags_scan_only_what_they_must(
 ) -> None:
     w = World(teams, tmp_path)
     starts: list[int] = []
-    real = attention_module._flags_of
+    real = unread_module.flags_of
 
     def spy(rows: Rows, ids: set[str], start: int) -> dict[str, int]:
         starts.append(start)
         return real(rows, ids, start)
 
-    monkeypatch.setattr(attention_module, "_flags_of", spy)
+    monkeypatch.setattr(unread_module, "flags_of", spy)
 
     def load(n: int, grown: Rows | None = None) -> Rows:
         data = json.dumps(
@@ -150,7 +154,7 @@ def test_read_flags_scan_only_what_they_must(
         return load_rows(CLAUDE, "x.json", data, "t", "x", lambda m, t: None, grown)
 
     def flags(rows: Rows, wanted: set[str]) -> dict[str, int]:
-        got = w.att._read_flags(("t", "x"), rows, wanted)
+        got = w.att.scans.read_flags(("t", "x"), rows, wanted)
         return {k: v for k, v in got.items() if k in wanted}  # it may hold more
 
     one = load(3)
@@ -183,7 +187,7 @@ def test_a_state_kept_while_no_time_it_depends_on_passes(
     sent = epoch(OLD)
     assert sent is not None
     clock = [sent + 1.0]
-    monkeypatch.setattr(attention_module.time, "time", lambda: clock[0])
+    monkeypatch.setattr(states_module.time, "time", lambda: clock[0])
     w = World(teams, tmp_path)
     stall = w.att.stall_seconds
     view = w.att.view("claude:alpha")

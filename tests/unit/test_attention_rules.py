@@ -26,6 +26,7 @@ from teaminbox.history import History
 from teaminbox.protocol import InitializationOptions
 from teaminbox.server.core import TeamInboxServer
 from teaminbox.server.features.attention import Attention, load_dismissed
+from teaminbox.server.features.permissions import Prompts
 from teaminbox.tracker import Tracker
 
 DEAD_PID = 2**22 + 4321  # no such process
@@ -97,6 +98,14 @@ def pmsg(sender: str, kind: str, content: str = "", **extra: Any) -> dict[str, A
     }
 
 
+def attention(server: Any, tracker: Tracker) -> Attention:
+    """An Attention with its team hook in the tracker, as the core sets it."""
+    ls = cast(TeamInboxServer, server)
+    att = Attention(ls, Prompts(ls))
+    tracker.team_hooks.append(att.decorate_team)
+    return att
+
+
 def items_of(home: Path) -> list[Any]:
     tracker = Tracker(
         Settings.build(
@@ -105,7 +114,7 @@ def items_of(home: Path) -> list[Any]:
         History(str(home / "history.db")),
     )
     server = SimpleNamespace(tracker=tracker, options=InitializationOptions(), closing=False)
-    att = Attention(cast(TeamInboxServer, server))
+    att = attention(server, tracker)
     changed, changes = tracker.scan()
     att.publish(changed, changes)
     res = att.result()
@@ -290,7 +299,7 @@ def test_an_ended_team_needs_nothing(tmp_path: Path) -> None:
         History(str(tmp_path / "history.db")),
     )
     server = SimpleNamespace(tracker=tracker, options=InitializationOptions(), closing=False)
-    att = Attention(cast(TeamInboxServer, server))
+    att = attention(server, tracker)
     att.publish(*tracker.scan())
     assert [i.kind for i in att.result().items] == ["unanswered"]
     import shutil
@@ -309,7 +318,7 @@ def test_dismissed_stays_dismissed_for_a_new_attention(tmp_path: Path) -> None:
         History(str(tmp_path / "history.db")),
     )
     server = SimpleNamespace(tracker=tracker, options=InitializationOptions(), closing=False)
-    att = Attention(cast(TeamInboxServer, server))
+    att = attention(server, tracker)
     att.publish(*tracker.scan())
     assert att.dismiss(item.key) is True
     assert att.dismiss(item.key) is False  # already

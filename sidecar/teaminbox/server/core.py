@@ -5,7 +5,9 @@ All inbox state lives in one Tracker touched only by the single "state" thread
 and never on the state thread; the event loop only routes messages. Requests'
 work goes before the watch's (hinted inboxes re-read a few at a time, the
 periodic look, big first loads): a flood of writes never queues a request behind
-its backlog. Feature modules (features/) register their handlers through `request`.
+its backlog. Features (features/, each a `Feature`: feature.py) register their handlers
+through `request`; the core calls their hooks in their declared order, each feature's call
+on its own (`call_features`): one that raises is logged and the others go on.
 """
 
 from __future__ import annotations
@@ -38,16 +40,18 @@ from ..discovery import Settings, watch_plan, watch_roots
 from ..errors import InvalidParams, TeamInboxError
 from ..formats import registry
 from ..history import History
-from ..model import Message
+from ..model import Message, Team
 from ..protocol import METHODS, InitializationOptions, structure
 from ..render import wire_converter
 from ..rows import Rows, load_rows
 from ..tracker import Change, InboxState, Tracker
 from ..watch import Debouncer, Hints, RootWatcher
 from .encoder import TeamInboxProtocol
+from .feature import Feature, NotStarted, Outgoing, feature_name, order
 
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")
+F = TypeVar("F", bound=Feature)
 # File events are hints; two clocks stand in for what they miss. Each tick (no inbox is
 # stat'ed): failed reads retried, a torn config's grace, leads that died, a root or task
 # folder that appeared; and the publishers run (states move on with time: with 2,000 teams
@@ -66,10 +70,6 @@ BIG_INBOX_BYTES = 8 * 1024 * 1024
 BIG_STEP = 200  # messages compared and archived in one state-thread step
 # Hinted inboxes re-read in one state-thread step: a request waits for one such step at most.
 FLUSH_STEP = 8
-
-Outgoing = list[tuple[str, Any]]  # (notification, params)
-# Runs on the state thread after each tracker step (it may read the tracker); says what to send.
-Publisher = Callable[[bool, list[Change]], Outgoing]
 
 
 def plain_converter() -> cattrs.Converter:
@@ -140,7 +140,9 @@ class TeamInboxServer(LanguageServer):
         self.tracker: Tracker | None = None
         self.watcher: RootWatcher | None = None
         self._starting: asyncio.Future[None] | None = None
-        self.publishers: list[Publisher] = []
+        self._added: list[Feature] = []
+        self._ordered: list[Feature] | None = None
+        self._with: dict[str, list[Feature]] = {}  # hook -> the features that define it
         self._tasks: set[asyncio.Task[Any]] = set()
         self._big = asyncio.Lock()  # one big first load at a time (memory)
         self._stirred = time.monotonic()  # the last event, change or request (the ticks)
@@ -176,6 +178,61 @@ class TeamInboxServer(LanguageServer):
     def notify(self, method: str, params: Any) -> None:
         self.protocol.notify(method, wire_converter.unstructure(params))
 
+    # --- features -------------------------------------------------------------------------
+
+    def add_feature(self, feature: Feature) -> None:
+        """Add a feature (its handlers registered now); its place among the others is
+        decided by the dependencies declared, when first needed (`features`)."""
+        feature.register()
+        self._added.append(feature)
+        self._ordered = None
+        self._with = {}
+
+    @property
+    def features(self) -> list[Feature]:
+        """The features, each after those it depends on (FeatureOrderError if impossible)."""
+        if self._ordered is None:
+            self._ordered = order(self._added)
+        return self._ordered
+
+    def get_feature(self, kind: type[F]) -> F:
+        found = next((f for f in self._added if isinstance(f, kind)), None)
+        if found is None:
+            raise LookupError(f"no {kind.__name__} feature was added")
+        return found
+
+    def with_hook(self, hook: str) -> list[Feature]:
+        """The features, in order, whose class defines `hook` (the others' is a no-op)."""
+        found = self._with.get(hook)
+        if found is None:
+            base = getattr(Feature, hook)
+            found = self._with[hook] = [
+                f for f in self.features if getattr(type(f), hook) is not base
+            ]
+        return found
+
+    def call_features(self, hook: str, *args: Any) -> list[tuple[Feature, Any]]:
+        """Call `hook` on every feature in order, each on its own: an error is logged with
+        the feature's name and the others are called still. (feature, what it returned)
+        for each call that returned."""
+        out = []
+        for feature in self.with_hook(hook):
+            try:
+                out.append((feature, getattr(feature, hook)(*args)))
+            except Exception:
+                log.exception("feature %s: %s failed", feature_name(feature), hook)
+        return out
+
+    def require_tracker(self) -> Tracker:
+        """The tracker; NotStarted before the server started."""
+        tracker = self.tracker
+        if tracker is None:
+            raise NotStarted("the server has not started")
+        return tracker
+
+    def _decorate(self, team: Team) -> None:  # the tracker's team hook (the state thread)
+        self.call_features("decorate_team", team)
+
     # --- lifecycle ----------------------------------------------------------------------
 
     def configure(self, raw: Any) -> None:
@@ -189,10 +246,13 @@ class TeamInboxServer(LanguageServer):
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         opts = self.options
+        # the features' order: a cycle or a missing dependency is this start's error
+        log.debug("features: %s", ", ".join(feature_name(f) for f in self.features))
 
         def make() -> Tracker:
             tracker = Tracker(self.settings, History(opts.history_path, opts.history_days))
             tracker.defer_bytes = BIG_INBOX_BYTES
+            tracker.team_hooks.append(self._decorate)
             return tracker
 
         self.tracker = await self.in_state(make)
@@ -207,6 +267,7 @@ class TeamInboxServer(LanguageServer):
         except Exception:  # whatever the first scan hit, serve; the periodic rescan retries
             log.exception("the first scan failed")
         self.spawn(self._periodic())
+        self.call_features("started")
 
     def shutdown(self) -> None:  # pygls: the client is gone (or exit)
         self.closing = True
@@ -214,6 +275,8 @@ class TeamInboxServer(LanguageServer):
 
     async def stop(self) -> None:
         self.closing = True
+        if self.tracker is not None:  # started: the features were ordered then
+            self.call_features("stopping")
         for task in list(self._tasks):
             task.cancel()
         if self.watcher:
@@ -240,8 +303,7 @@ class TeamInboxServer(LanguageServer):
             if self._starting is starting:
                 self._starting = None
             raise
-        assert self.tracker is not None
-        return self.tracker
+        return self.require_tracker()
 
     async def in_state(self, fn: Callable[[], T], background: bool = False) -> T:
         return await asyncio.wrap_future(self.state.submit(fn, background))
@@ -273,20 +335,24 @@ class TeamInboxServer(LanguageServer):
     async def apply(
         self, step: Callable[[Tracker], tuple[bool, list[Change]]], background: bool = False
     ) -> None:
-        """Run a tracker step on the state thread, then let the publishers tell the client;
-        `background`: the watch's step, after every request's job that waits."""
-        tracker = self.tracker
-        assert tracker is not None
+        """Run a tracker step on the state thread, then let each feature publish what to
+        tell the client; `background`: the watch's step, after every request's job that waits."""
+        tracker = self.require_tracker()
         loop = asyncio.get_running_loop()
 
         def run() -> list[InboxState]:
             teams_changed, changes = step(tracker)
             if teams_changed or changes:
                 loop.call_soon_threadsafe(self.stir)
-            for publish in self.publishers:
-                # each publisher's news leaves at once (didChange first): the next one's work
-                # (attention, member states) is no reason for a row to wait
-                out = publish(teams_changed, changes)
+            for feature in self.with_hook("publish"):
+                # each feature's news leaves at once (didChange first): the next one's work
+                # (attention, member states) is no reason for a row to wait; one that raises
+                # is logged, and the others publish still
+                try:
+                    out = feature.publish(teams_changed, changes)
+                except Exception:
+                    log.exception("feature %s: publish failed", feature_name(feature))
+                    continue
                 if out:
                     loop.call_soon_threadsafe(self._send, out)
                     loop.call_soon_threadsafe(self.stir)
@@ -304,8 +370,7 @@ class TeamInboxServer(LanguageServer):
     async def _load_big(self, state: InboxState) -> None:
         """A deferred first load: bytes parsed on a pool thread into new Rows, each chunk's
         messages compared and archived on the state thread, the Rows handed over at the end."""
-        tracker = self.tracker
-        assert tracker is not None
+        tracker = self.require_tracker()
         fmt, path, team, inbox = state.fmt, state.path, state.team, state.inbox  # never change
         async with self._big:
             feed, finish = await self.in_state(lambda: tracker.begin_load(state))

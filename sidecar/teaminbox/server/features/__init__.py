@@ -1,19 +1,29 @@
-"""Feature modules: each registers its handlers (and publishers) in `setup(server)`."""
+"""The server's features: each a `Feature` (server/feature.py) with named hooks; the core
+orders them by the dependencies they declare, not by their place here."""
 
 from __future__ import annotations
 
-from types import ModuleType
+from ..feature import Feature
+from .activity import Transcripts
+from .attention import Attention
+from .inboxes import Inboxes
+from .maintenance import Maintenance
+from .marking import Marking
+from .notify import Notify
+from .permissions import Permissions
+from .search import Search
+from .sending import Sending
+from .tasks import Tasks
 
-from . import activity, attention, inboxes, maintenance, marking, notify, search, sending, tasks
-
-FEATURES: tuple[ModuleType, ...] = (
-    inboxes,
-    sending,
-    marking,
-    search,
-    maintenance,
-    notify,
-    activity,
-    tasks,
-    attention,
+FEATURES: tuple[type[Feature], ...] = (
+    Inboxes,
+    Sending,
+    Marking,
+    Search,
+    Maintenance,
+    Notify,
+    Transcripts,
+    Tasks,
+    Attention,
+    Permissions,
 )

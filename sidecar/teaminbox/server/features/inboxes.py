@@ -15,21 +15,28 @@ from ...protocol import (
     TeamsResult,
 )
 from ..core import TeamInboxServer
+from ..feature import Feature
 
 
-def setup(server: TeamInboxServer) -> None:
-    @server.request("teamInbox/teams")
-    async def teams(ls: TeamInboxServer, p: TeamsParams) -> TeamsResult:
+class Inboxes(Feature):
+    server: TeamInboxServer
+    name = "inboxes"
+
+    def register(self) -> None:
+        self.request("teamInbox/teams", self.teams)
+        self.request("teamInbox/messages", self.messages)
+        self.request("teamInbox/conversation", self.conversation)
+        self.request("teamInbox/forgetTeam", self.forget_team)
+        self.request("teamInbox/inboxPath", self.inbox_path)
+
+    async def teams(self, p: TeamsParams) -> TeamsResult:
         # The tracker's model as the hints and scans keep it (core.py): a rescan of every
         # team here had each answer wait behind a flood's whole backlog, and stat them all.
-        tracker = ls.tracker
-        assert tracker is not None
-        return TeamsResult(await ls.in_state(lambda: tracker.team_list(p.include_ended)))
+        tracker = self.tracker
+        return TeamsResult(await self.server.in_state(lambda: tracker.team_list(p.include_ended)))
 
-    @server.request("teamInbox/messages")
-    async def messages(ls: TeamInboxServer, p: MessagesParams) -> MessagesResult:
-        tracker = ls.tracker
-        assert tracker is not None
+    async def messages(self, p: MessagesParams) -> MessagesResult:
+        ls, tracker = self.server, self.tracker
         path = await ls.in_state(lambda: tracker.live_path(p.team, p.inbox))
         await ls.refresh({path} if path else set())
 
@@ -46,24 +53,18 @@ def setup(server: TeamInboxServer) -> None:
 
         return await ls.in_state(page)
 
-    @server.request("teamInbox/conversation")
-    async def conversation(ls: TeamInboxServer, p: ConversationParams) -> MessagesOnly:
-        tracker = ls.tracker
-        assert tracker is not None
-        msgs = await ls.in_state(lambda: tracker.conversation(p.team, p.offset, p.limit))
+    async def conversation(self, p: ConversationParams) -> MessagesOnly:
+        tracker = self.tracker
+        msgs = await self.server.in_state(lambda: tracker.conversation(p.team, p.offset, p.limit))
         return MessagesOnly(msgs)
 
-    @server.request("teamInbox/forgetTeam")
-    async def forget_team(ls: TeamInboxServer, p: ForgetParams) -> ForgetResult:
-        tracker = ls.tracker
-        assert tracker is not None
+    async def forget_team(self, p: ForgetParams) -> ForgetResult:
+        ls, tracker = self.server, self.tracker
         res = await ls.in_state(lambda: tracker.forget(p.team, dry_run=p.dry_run, expect=p.expect))
         if not p.dry_run:
             ls.notify("teamInbox/teamsChanged", {})
         return res
 
-    @server.request("teamInbox/inboxPath")
-    async def inbox_path(ls: TeamInboxServer, p: InboxRef) -> PathResult:
-        tracker = ls.tracker
-        assert tracker is not None
-        return PathResult(await ls.in_state(lambda: tracker.state(p.team, p.inbox).path))
+    async def inbox_path(self, p: InboxRef) -> PathResult:
+        tracker = self.tracker
+        return PathResult(await self.server.in_state(lambda: tracker.state(p.team, p.inbox).path))

@@ -9,6 +9,7 @@ from ...discovery import Roster
 from ...model import Member, Message
 from ...protocol import CompactParams, CompactResult, DoctorResult, Empty
 from ..core import TeamInboxServer
+from ..feature import Feature
 
 
 class StateArchive:
@@ -20,22 +21,25 @@ class StateArchive:
     def record(
         self, team: str, inbox: str, added: Iterable[Message], removed: Iterable[str]
     ) -> None:
-        history = self.ls.tracker.history if self.ls.tracker else None
-        assert history is not None
+        history = self.ls.require_tracker().history
         added, removed = list(added), list(removed)
         self.ls.on_state(lambda: history.record(team, inbox, added, removed))
 
     def known_ids(self, team: str, inbox: str) -> set[str]:
-        history = self.ls.tracker.history if self.ls.tracker else None
-        assert history is not None
+        history = self.ls.require_tracker().history
         return self.ls.on_state(lambda: history.known_ids(team, inbox))
 
 
-def setup(server: TeamInboxServer) -> None:
-    @server.request("teamInbox/compact")
-    async def compact(ls: TeamInboxServer, p: CompactParams) -> CompactResult:
-        tracker = ls.tracker
-        assert tracker is not None
+class Maintenance(Feature):
+    server: TeamInboxServer
+    name = "maintenance"
+
+    def register(self) -> None:
+        self.request("teamInbox/compact", self.compact)
+        self.request("teamInbox/doctor", self.doctor)
+
+    async def compact(self, p: CompactParams) -> CompactResult:
+        ls, tracker = self.server, self.tracker
 
         def locate() -> tuple[Roster, Member]:
             r = tracker.roster(p.team)
@@ -46,6 +50,6 @@ def setup(server: TeamInboxServer) -> None:
         await ls.rescan()
         return result
 
-    @server.request("teamInbox/doctor")
-    async def doctor(ls: TeamInboxServer, p: Empty) -> DoctorResult:
+    async def doctor(self, p: Empty) -> DoctorResult:
+        ls = self.server
         return DoctorResult(await ls.in_pool(lambda: maintenance.doctor(ls.settings)))

@@ -10,20 +10,24 @@ from typing import Any
 from ...notify_policy import Waiting, decide
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
 from ...tracker import Change, Tracker, delivery_of
-from ..core import Outgoing, TeamInboxServer
+from ..core import TeamInboxServer
+from ..feature import Feature, Outgoing
 
 
-class Policy:
+class Notify(Feature):
     """State: the last unread count sent, and whom the person is waiting on."""
 
+    server: TeamInboxServer
+
+    name = "notify"
+
     def __init__(self, server: TeamInboxServer) -> None:
-        self.server = server
+        super().__init__(server)
         self.last_unread: dict[str, int] | None = None
         self.waiting: Waiting = frozenset()  # (team, member name) the person wrote to
 
     def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
-        tracker = self.server.tracker
-        assert tracker is not None
+        tracker = self.tracker
         out: Outgoing = []
         for c in changes:
             r = tracker.rosters.get(c.team)
@@ -67,7 +71,3 @@ class Policy:
             return []
         self.last_unread = by_team
         return [("teamInbox/unread", UnreadParams(sum(by_team.values()), by_team))]
-
-
-def setup(server: TeamInboxServer) -> None:
-    server.publishers.append(Policy(server).publish)

@@ -44,6 +44,7 @@ from ...protocol import (
 )
 from ...transcripts import default_claude_dir
 from ..core import TeamInboxServer
+from ..feature import Feature
 
 log = logging.getLogger("teaminbox")
 HOOK_KEY = "permission:"  # an item's key: this and the prompt's id
@@ -351,28 +352,28 @@ def _clean_stale(folder: str) -> None:
             pass
 
 
-def setup(server: TeamInboxServer, prompts: Prompts) -> None:
-    """Called from attention.setup, which shows these prompts among its items."""
-    started = False
+class Permissions(Feature):
+    """The hook's socket (listening once the server started) and its two requests; the
+    prompts are shown among attention's items (attention depends on this feature)."""
 
-    def start() -> None:  # the state thread, after the first tracker step
-        nonlocal started
-        watcher = server.watcher
-        loop = watcher.loop if watcher is not None else None
-        if not started and loop is not None and not server.closing:
-            started = True
-            loop.call_soon_threadsafe(server.spawn, prompts.listen())
+    server: TeamInboxServer
 
-    def publish(teams_changed: bool, changes: Any) -> list[tuple[str, Any]]:
-        start()
-        return []
+    name = "permissions"
 
-    server.publishers.append(publish)
+    def __init__(self, server: TeamInboxServer) -> None:
+        super().__init__(server)
+        self.prompts = Prompts(server)
 
-    @server.request("teamInbox/permissionRequests")
-    async def list_requests(ls: TeamInboxServer, p: Empty) -> PermissionRequestsResult:
-        return PermissionRequestsResult(prompts.prompts())
+    def register(self) -> None:
+        self.request("teamInbox/permissionRequests", self.list_requests)
+        self.request("teamInbox/answerPermission", self.answer)
 
-    @server.request("teamInbox/answerPermission")
-    async def answer(ls: TeamInboxServer, p: AnswerPermissionParams) -> AnswerPermissionResult:
-        return prompts.answer(p)
+    def started(self) -> None:
+        if not self.server.closing:
+            self.server.spawn(self.prompts.listen())
+
+    async def list_requests(self, p: Empty) -> PermissionRequestsResult:
+        return PermissionRequestsResult(self.prompts.prompts())
+
+    async def answer(self, p: AnswerPermissionParams) -> AnswerPermissionResult:
+        return self.prompts.answer(p)

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from ...protocol import MessagesOnly, SearchParams
 from ..core import TeamInboxServer
+from ..feature import Feature
 
 
-def setup(server: TeamInboxServer) -> None:
-    @server.request("teamInbox/search")
-    async def search(ls: TeamInboxServer, p: SearchParams) -> MessagesOnly:
-        tracker = ls.tracker
-        assert tracker is not None
+class Search(Feature):
+    server: TeamInboxServer
+    name = "search"
+
+    def register(self) -> None:
+        self.request("teamInbox/search", self.search)
+
+    async def search(self, p: SearchParams) -> MessagesOnly:
+        tracker = self.tracker
 
         def run() -> MessagesOnly:
             tid = tracker.find(p.team).id if p.team else None  # an ended team's too
             return MessagesOnly(tracker.history.search(p.query, tid, p.limit))
 
-        return await ls.in_state(run)
+        return await self.server.in_state(run)

@@ -5,13 +5,18 @@ from __future__ import annotations
 from ... import sending
 from ...protocol import SendParams, SendResults
 from ..core import TeamInboxServer
+from ..feature import Feature
 
 
-def setup(server: TeamInboxServer) -> None:
-    @server.request("teamInbox/send")
-    async def send(ls: TeamInboxServer, p: SendParams) -> SendResults:
-        tracker = ls.tracker
-        assert tracker is not None
+class Sending(Feature):
+    server: TeamInboxServer
+    name = "sending"
+
+    def register(self) -> None:
+        self.request("teamInbox/send", self.send)
+
+    async def send(self, p: SendParams) -> SendResults:
+        ls, tracker = self.server, self.tracker
         r = await ls.in_state(lambda: tracker.roster(p.team))
         results = await ls.in_pool(  # may wait on a peer's lock: never on the state thread
             lambda: sending.send(

@@ -18,7 +18,8 @@ from ...protocol import (
 )
 from ...tasks import NoTaskBoard, TaskBoard
 from ...tracker import Change, Tracker
-from ..core import Outgoing, TeamInboxServer
+from ..core import TeamInboxServer
+from ..feature import Feature, Outgoing
 
 
 def _named(tasks: list[Task], r: Roster | None) -> list[Task]:
@@ -48,13 +49,19 @@ def board_of(tracker: Tracker, team: str) -> tuple[str, TaskBoard, str, Roster]:
     return t.id, state.board, state.location, tracker.rosters[t.id]
 
 
-class TasksFeature:
-    def __init__(self, server: TeamInboxServer) -> None:
-        self.server = server
+class Tasks(Feature):
+    """`teamInbox/tasksChanged` for each board the step re-read; the boards' requests."""
+
+    server: TeamInboxServer
+
+    name = "tasks"
+
+    def register(self) -> None:
+        self.request("teamInbox/tasks", self.tasks)
+        self.request("teamInbox/setTaskStatus", self.set_task_status)
 
     def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
-        tracker = self.server.tracker
-        assert tracker is not None
+        tracker = self.tracker
         out: Outgoing = []
         for tid in sorted(tracker.boards.take_changed()):
             if tid in tracker.rosters:
@@ -62,21 +69,13 @@ class TasksFeature:
                 out.append(("teamInbox/tasksChanged", TasksChangedParams(tid, tasks)))
         return out
 
-
-def setup(server: TeamInboxServer) -> None:
-    server.publishers.append(TasksFeature(server).publish)
-
-    @server.request("teamInbox/tasks")
-    async def tasks(ls: TeamInboxServer, p: TeamParams) -> TasksResult:
-        tracker = ls.tracker
-        assert tracker is not None
-        tid, found = await ls.in_state(lambda: team_tasks(tracker, p.team))
+    async def tasks(self, p: TeamParams) -> TasksResult:
+        tracker = self.tracker
+        tid, found = await self.server.in_state(lambda: team_tasks(tracker, p.team))
         return TasksResult(tid, found)
 
-    @server.request("teamInbox/setTaskStatus")
-    async def set_task_status(ls: TeamInboxServer, p: SetTaskStatusParams) -> TaskResult:
-        tracker = ls.tracker
-        assert tracker is not None
+    async def set_task_status(self, p: SetTaskStatusParams) -> TaskResult:
+        ls, tracker = self.server, self.tracker
         tid, board, location, r = await ls.in_state(lambda: board_of(tracker, p.team))
         task = await ls.in_pool(  # waits on the peer's lock: never on the state thread
             lambda: board.set_status(location, p.id, p.status, DEFAULT_TIMEOUT)

@@ -1,0 +1,30 @@
+"""Session transcripts (Claude Code): the lead's answers to the person, and each member's
+activity and token use. teaminbox.transcripts reads the files; this package decides when.
+
+- The publish hook (state thread, after every tracker step) says which live Claude teams
+  have a session to follow, and hands that to the event loop; at most every
+  POLL_SECONDS it also asks for a look at every followed file (a stat each: the fallback
+  for lost events). Events come from watching, not recursively, the project folder, the
+  session's folder and its subagents folder of each followed team only.
+- A follow pass (one at a time) reads on a pool thread from each file's last offset, then
+  merges on the state thread: each answer is archived under the person's own inbox
+  (id `t-<row uuid>`, `archived: true`) and handed to the publishers as an added message
+  (so notify fires `teamInbox/replied` for it, once across restarts); the team's activity
+  is kept for the `teams` answers (a tracker hook) and `teamInbox/activity` is sent at
+  most once a second a team.
+- A team that ends is read to its end once more, its activity saved in the history
+  (timestamps and token counts) and no longer followed; so is one that ended while the
+  sidecar was away (the transcripts outlive the team folder).
+- `readTranscripts: false`: nothing here opens a file.
+
+The package, a file a job: `feature.py` (the Feature: publish, merging a pass, the
+activity notifications, the team hook), `follow.py` (the passes: scheduling, watches,
+reading on a pool thread), `spec.py` (what a team's config says about its session).
+"""
+
+from __future__ import annotations
+
+from .feature import Transcripts
+from .spec import Spec, answer_message, spec_of
+
+__all__ = ["Spec", "Transcripts", "answer_message", "spec_of"]

@@ -1,0 +1,107 @@
+"""What a team's config says about its session (a `Spec`: the state thread hands it to the
+follow passes), and a lead's answer as the message the person sees."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+from ....discovery import Roster
+from ....model import Message
+from ....transcripts import Answer, default_claude_dir, valid_session_id
+
+
+@attrs.define(frozen=True)
+class Spec:
+    """What a team's config says about its session (the state thread hands it over)."""
+
+    team: str
+    session_id: str
+    cwd: str | None
+    lead: str | None
+    person: str
+    own_inbox: str | None
+    names: tuple[str, ...]
+    projects: tuple[str, ...]
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "sessionId": self.session_id,
+            "cwd": self.cwd,
+            "lead": self.lead,
+            "person": self.person,
+            "ownInbox": self.own_inbox,
+            "names": list(self.names),
+            "projects": list(self.projects),
+        }
+
+    @classmethod
+    def from_body(cls, team: str, body: Any) -> Spec | None:
+        if not isinstance(body, dict) or not valid_session_id(body.get("sessionId")):
+            return None
+
+        def text(key: str) -> str | None:
+            v = body.get(key)
+            return v if isinstance(v, str) else None
+
+        def texts(key: str) -> tuple[str, ...]:
+            v = body.get(key)
+            return tuple(x for x in v if isinstance(x, str)) if isinstance(v, list) else ()
+
+        return cls(
+            team,
+            str(body["sessionId"]),
+            text("cwd"),
+            text("lead"),
+            text("person") or "user",
+            text("ownInbox"),
+            texts("names"),
+            texts("projects"),
+        )
+
+
+def spec_of(r: Roster) -> Spec | None:
+    if not r.team.fmt.claude_sessions or ".deleted-" in r.team.name:
+        return None  # Claude Code renames a team's folder so before removing it
+    sid = r.info.get("session_id")
+    if not valid_session_id(sid):
+        return None
+    config = r.team.config or {}
+    name = config.get("name")
+    projects = (
+        os.path.join(os.path.dirname(r.team.root), "projects"),
+        os.path.join(default_claude_dir(), "projects"),
+    )
+    return Spec(
+        r.team.id,
+        str(sid),
+        r.info.get("cwd") if isinstance(r.info.get("cwd"), str) else None,
+        r.lead,
+        r.identity,
+        r.own_inbox,
+        tuple(dict.fromkeys(n for n in (r.team.name, name) if isinstance(n, str) and n)),
+        tuple(dict.fromkeys(projects)),
+    )
+
+
+def answer_message(spec: Spec, a: Answer) -> Message:
+    """The lead's answer as a message to the person; `raw` holds only what is shown."""
+    lead = spec.lead or "team-lead"
+    inbox = spec.own_inbox or spec.person
+    return Message(
+        id=f"t-{a.uuid}",
+        team=spec.team,
+        inbox=inbox,
+        format="claude",
+        from_=lead,
+        to=inbox,
+        type="message",
+        text=a.text,
+        timestamp=a.timestamp,
+        read=False,
+        raw={"from": lead, "text": a.text, "timestamp": a.timestamp},
+        archived=True,
+        from_name=lead,
+    )
