@@ -85,13 +85,15 @@ def install(prefix: str | None = None) -> CodeCache | None:
     if not prefix or sys.dont_write_bytecode:
         return None
     try:
-        import attr
         import attr._make as make
     except ImportError:
         return None
     if not callable(getattr(make, "_compile_and_eval", None)):
         return None
-    tag = f"{sys.implementation.cache_tag}-attrs-{attr.__version__}"
+    # Not attrs' version in the name: `attr.__version__` imports importlib.metadata (~20-70
+    # ms, a tenth of a start). Nothing is lost: a code is found by its exact source text,
+    # and a file holds only the last start's codes, so another attrs' leave with its start.
+    tag = sys.implementation.cache_tag
     cache = CodeCache(Path(prefix) / "teaminbox" / f"attrs-code.{tag}.marshal")
 
     def compile_and_eval(
