@@ -241,6 +241,9 @@ async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading
 def collect_start() -> None:
     """serve() froze the start's objects (none walked by a collection since); what the
     imports left as garbage goes now, once the first answers are out (~50 ms, once)."""
+    from .. import codecache
+
+    codecache.save()  # and cattrs' code the first answers generated (codecache.py)
     if gc.get_freeze_count():
         gc.unfreeze()
         gc.collect()
