@@ -44,6 +44,63 @@ REPO = Path(__file__).resolve().parent.parent
 SECTION = "## Start (issue 20)"
 
 
+# Where a start's CPU goes, phase by phase, in one process as `__main__` and `serve` do it
+# (each phase's imports counted where first needed; libraries before ours).
+BREAKDOWN = r"""
+import gc, sys, time
+P = time.process_time
+marks = [("interpreter+site", P())]
+NEW = sys.argv[3] == "new"
+if NEW:  # as the new __main__ does for serve
+    gc.disable()
+from teaminbox import codecache; codecache.install()
+marks.append(("codecache.install (attr, cattrs, the cache file)", P()))
+if not NEW:  # the old __main__ went through the CLI
+    import teaminbox.cli
+marks.append(("teaminbox.cli (old: every command's modules)", P()))
+import asyncio, json, uuid, dataclasses, inspect, logging, sqlite3, platformdirs, filelock  # stdlib etc.
+import orjson
+marks.append(("stdlib + orjson + sqlite3 + platformdirs/filelock", P()))
+import cattrs, attrs, cattrs.gen
+marks.append(("cattrs (new: in codecache.install)", P()))
+import lsprotocol.types
+marks.append(("lsprotocol.types", P()))
+import pygls.lsp.server, pygls.protocol, pygls.exceptions
+marks.append(("pygls (rest)", P()))
+import watchdog.observers, watchdog.events
+marks.append(("watchdog", P()))
+import teaminbox.tracker, teaminbox.protocol, teaminbox.discovery, teaminbox.history, teaminbox.watch
+marks.append(("teaminbox core modules (tracker, history, discovery, formats, model, protocol, rows, store, watch...)", P()))
+import teaminbox.server.core, teaminbox.server.transport
+marks.append(("server.core, transport, encoder", P()))
+import teaminbox.server.features
+marks.append(("server.features (+transcripts, hook, sessions, sending, member_state...)", P()))
+from teaminbox.server import build, transport
+s = build(); codecache.save()
+if NEW:
+    gc.freeze(); gc.enable()
+marks.append(("build() (pygls server, features setup)", P()))
+out = []
+class W:
+    def write(self, d): out.append(d)
+    def close(self): pass
+import threading
+s.protocol.set_writer(W()); s._stop_event = threading.Event()
+root, hist = sys.argv[1], sys.argv[2]
+init = {'jsonrpc':'2.0','id':0,'method':'initialize','params':{'processId':1,'clientInfo':{'name':'Team Inbox'},'rootUri':None,'capabilities':{},'initializationOptions':{'defaultRoots':False,'roots':[f'claude={root}'],'historyPath':hist}}}
+async def main():
+    transport.handle(s, init)
+    while not out: await asyncio.sleep(0.0005)
+    marks.append(("initialize (pygls: params structured, capabilities, result)", P()))
+    transport.handle(s, {'jsonrpc':'2.0','method':'initialized','params':{}})
+    transport.handle(s, {'jsonrpc':'2.0','id':1,'method':'teamInbox/teams','params':{}})
+    while not any(b'"id":1' in d for d in out): await asyncio.sleep(0.0005)
+    marks.append(("initialized + teams (history created, scan, publishers, answer)", P()))
+asyncio.run(main())
+print(json.dumps([(n, round(1000*(t - marks[i-1][1]) if i else 1000*t, 1)) for i, (n, t) in enumerate(marks)]))
+"""
+
+
 def frame(obj: Any) -> bytes:
     body = json.dumps(obj).encode()
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -135,6 +192,18 @@ def start_once(env: dict[str, str], opts: dict[str, Any]) -> tuple[float, float,
     return (t_init - t0) * 1000, (t_teams - t0) * 1000, teams["result"]
 
 
+def breakdown(env: dict[str, str], root: Path, history: Path, build: str) -> list[list[Any]]:
+    out = subprocess.run(
+        [sys.executable, "-c", BREAKDOWN, str(root), str(history), build],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows: list[list[Any]] = json.loads(out.stdout.strip().splitlines()[-1])
+    return rows
+
+
 def bare_once(env: dict[str, str]) -> float:
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
@@ -197,6 +266,7 @@ def main() -> None:
     ap.add_argument("--old", required=True, help="the old build's sidecar folder")
     ap.add_argument("--new", default=str(REPO / "sidecar"))
     ap.add_argument("--runs", type=int, default=15, help="starts of each build and mode")
+    ap.add_argument("--breakdown", type=int, default=7, help="in-process CPU breakdowns")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     builds = {"old": args.old, "new": args.new}
@@ -237,6 +307,11 @@ def main() -> None:
                 + f", bare {bare['bytecode'][-1]:.0f}/{bare['source'][-1]:.0f} ms",
                 flush=True,
             )
+        cpu: dict[str, list[list[Any]]] = {"old": [], "new": []}
+        for r in range(args.breakdown):  # in turn too
+            for b in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                env = env_for(builds[b], caches[b, "bytecode"], False)
+                cpu[b].append(breakdown(env, root, tmp / f"bd-{b}-{r}" / "history.db", b))
         last = json.loads(answers["new"])
         states = sorted(
             {str((m.get("state") or {}).get("kind")) for t in last["teams"] for m in t["members"]}
@@ -254,6 +329,15 @@ def main() -> None:
             f" | {statistics.median(ratios['new', mode]):.1f}"
             f" | {statistics.median(init['old', mode]):.0f} / {statistics.median(init['new', mode]):.0f} |"
         )
+    phases = []
+    if args.breakdown:
+        for i, (name, _) in enumerate(cpu["new"][0]):
+            o = statistics.median(run[i][1] for run in cpu["old"])
+            n = statistics.median(run[i][1] for run in cpu["new"])
+            phases.append(f"| {name} | {o:.0f} | {n:.0f} |")
+        o = statistics.median(sum(p[1] for p in run) for run in cpu["old"])
+        n = statistics.median(sum(p[1] for p in run) for run in cpu["new"])
+        phases.append(f"| **total** | **{o:.0f}** | **{n:.0f}** |")
     same = "identical in every run" if not differ else f"DIFFERENT in {', '.join(differ)}"
     text = "\n".join(
         [
@@ -277,6 +361,15 @@ def main() -> None:
             " | old x bare | new x bare | spawn -> initialize answered ms, old / new |",
             "|---|---|---|---|---|---|---|---|",
             *rows,
+            "",
+            f"Where a start's CPU goes (from bytecode; median ms of {args.breakdown} runs of each"
+            " build, in one process as `python -m teaminbox serve` does it, phase by phase; a"
+            " module imported by an earlier phase is counted there; process CPU time, so the"
+            " machine's load inflates it less than the wall times above):",
+            "",
+            "| phase | old CPU ms | new CPU ms |",
+            "|---|---|---|",
+            *phases,
             "",
             f"Machine (shared and noisy: quote medians and ratios): {machine()};"
             f" load average (1/5/15 min) at the start {load0}, at the end {loadavg()}.",
