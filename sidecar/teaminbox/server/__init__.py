@@ -53,9 +53,9 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
 
 def _settle_gc() -> None:
     """The start's objects (every module, class and table, nearly all for good) go to the
-    collector's permanent generation, so that no collection walks them again; the few
-    cycles the imports left behind are collected once, a while after the start
-    (transport.py). The collector runs from here on, as everywhere."""
+    collector's permanent generation, so that no collection walks them during the first
+    answers; they are the collector's again a while after the start (transport.py), and the
+    few cycles the imports left go with its next full collection. It runs from here on."""
     gc.freeze()
     gc.enable()
 

@@ -47,7 +47,7 @@ log = logging.getLogger("teaminbox")
 MAX_FRAME = 64 * 1024 * 1024  # a bigger Content-Length is refused, never allocated
 MAX_HEADER = 8 * 1024  # a header block longer than this is garbage
 READ_SIZE = 64 * 1024
-GC_AFTER_START = 20.0  # seconds: the start's leftover cycles are collected then (serve)
+GC_AFTER_START = 20.0  # seconds: then the start's objects are the collector's again (serve)
 AUTH_SECONDS = 10.0  # a TCP connection must initialize with its token within this
 AUTH_FRAME = 64 * 1024  # and in a frame no bigger than this (an initialize is ~1 KB)
 MAX_PENDING = 8  # connections waiting to authenticate; one more closes the oldest
@@ -239,14 +239,14 @@ async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading
 
 
 def collect_start() -> None:
-    """serve() froze the start's objects (none walked by a collection since); what the
-    imports left as garbage goes now, once the first answers are out (~50 ms, once)."""
+    """serve() froze the start's objects (none walked by a collection since): they go back
+    to the oldest generation, and what the imports left as garbage goes with the next full
+    collection, when the collector's own thresholds call one (not here: a full collection
+    on demand would stop the event loop while a big inbox's rows are in memory)."""
     from .. import codecache
 
     codecache.save()  # and cattrs' code the first answers generated (codecache.py)
-    if gc.get_freeze_count():
-        gc.unfreeze()
-        gc.collect()
+    gc.unfreeze()
 
 
 # --- TCP ------------------------------------------------------------------------------
