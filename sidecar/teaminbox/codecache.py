@@ -1,4 +1,5 @@
-"""A bytecode cache for the methods attrs generates, as Python keeps .pyc files for modules.
+"""A bytecode cache for the methods attrs and cattrs generate, as Python keeps .pyc files for
+modules.
 
 attrs writes each class's `__init__`, `__eq__`, `__repr__`... as source text and
 compiles it when the class is defined. lsprotocol (under pygls) defines ~630 such
@@ -15,6 +16,7 @@ import hashlib
 import logging
 import marshal
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +25,12 @@ from typing import Any
 log = logging.getLogger("teaminbox")
 
 MAX_BYTES = 32 * 1024 * 1024  # a bigger file is not ours: ignored
+# A hashable class's `__hash__` starts from `hash(its generated file name)`, a number
+# written into the script that changes with every start (str hashes are salted): it is
+# read from a global instead, so that the script, and its code, stay the same. Before,
+# each start compiled those again and rewrote the whole file.
+_TYPE_HASH = re.compile(r"(hash\(\(\n[ ]*)(-?[0-9]+),\n")
+_TYPE_HASH_NAME = "_teaminbox_type_hash"
 
 
 class CodeCache:
@@ -31,6 +39,7 @@ class CodeCache:
         self.codes: dict[bytes, Any] = {}
         self.used: dict[bytes, Any] = {}
         self.hits = self.misses = 0
+        self.unsaved = 0  # codes compiled since the file was written
         try:
             if path.is_file() and path.stat().st_size <= MAX_BYTES:
                 loaded = marshal.loads(path.read_bytes())
@@ -45,6 +54,7 @@ class CodeCache:
         if code is None:
             code = compile(script, filename, "exec")
             self.misses += 1
+            self.unsaved += 1
         else:
             self.hits += 1
         self.used[key] = code
@@ -53,13 +63,14 @@ class CodeCache:
     def save(self) -> None:
         """Writes what this start used (so the file never grows past one start's worth) when it
         compiled anything; a temp file, then a rename."""
-        if not self.misses:
+        if not self.unsaved:
             return
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(marshal.dumps(self.used))
             os.replace(tmp, self.path)
+            self.unsaved = 0  # a later save writes only when more was compiled since
         except OSError as err:
             log.debug("attrs code cache not written: %s", err)
             tmp.unlink(missing_ok=True)
@@ -85,13 +96,15 @@ def install(prefix: str | None = None) -> CodeCache | None:
     if not prefix or sys.dont_write_bytecode:
         return None
     try:
-        import attr
         import attr._make as make
     except ImportError:
         return None
     if not callable(getattr(make, "_compile_and_eval", None)):
         return None
-    tag = f"{sys.implementation.cache_tag}-attrs-{attr.__version__}"
+    # Not attrs' version in the name: `attr.__version__` imports importlib.metadata (~20-70
+    # ms, a tenth of a start). Nothing is lost: a code is found by its exact source text,
+    # and a file holds only the last start's codes, so another attrs' leave with its start.
+    tag = sys.implementation.cache_tag
     cache = CodeCache(Path(prefix) / "teaminbox" / f"attrs-code.{tag}.marshal")
 
     def compile_and_eval(
@@ -100,8 +113,31 @@ def install(prefix: str | None = None) -> CodeCache | None:
         locs: Mapping[str, object] | None = None,
         filename: str = "",
     ) -> None:
+        m = _TYPE_HASH.search(script) if globs is not None else None
+        if m is not None and globs is not None:  # the same code for every start's number
+            globs[_TYPE_HASH_NAME] = int(m.group(2))
+            script = script[: m.start(2)] + _TYPE_HASH_NAME + script[m.end(2) :]
         eval(cache.compile(script, filename), globs, locs)
 
     make._compile_and_eval = compile_and_eval
+    _route_cattrs(cache)
     _installed = cache
     return cache
+
+
+def _route_cattrs(cache: CodeCache) -> None:
+    """cattrs generates its (un)structure functions the same way, on first use: the
+    handshake's (pygls's InitializeParams, its result) and the first answers' (~60 compiles,
+    ~15 ms). Its module calls `compile` by name: a module global of that name goes first."""
+    try:
+        import cattrs.gen as gen
+    except ImportError:
+        return
+    builtin = compile
+
+    def cached(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+        if mode == "exec" and not args and not kwargs and isinstance(source, str):
+            return cache.compile(source, filename)
+        return builtin(source, filename, mode, *args, **kwargs)
+
+    gen.compile = cached  # type: ignore[attr-defined]

@@ -40,6 +40,9 @@ checks = {
     "hash": hash(r.start) == hash(Position(1, 2)),
     "default": r.end == Position(0, 0),
 }
+if cache is not None:  # this start's own number, as attrs computed it, seeds the hash
+    seed = Position.__hash__.__globals__["_teaminbox_type_hash"]
+    checks["seeded"] = isinstance(seed, int) and hash(r.start) == hash((seed, 1, 2))
 try:
     r.start.line = 5
     checks["frozen"] = False
@@ -78,32 +81,34 @@ def test_the_second_start_compiles_nothing_and_the_classes_behave(tmp_path: Path
     assert first["installed"] and first["misses"] and not first["hits"]
     assert cache_file(tmp_path).stat().st_size > 0
     second = run(tmp_path)
-    # Range's code is reused; Position's is hashable, and attrs puts a per-process seed into
-    # its __hash__: that source differs each start, so it is compiled anew (correctly)
-    assert first["misses"] == 2 and second["hits"] == 1 and second["misses"] == 1
+    # both reused: Position is hashable, and attrs writes a per-process number into its
+    # __hash__'s source (str hashes are salted); the cache reads it from a global instead
+    # (2 of ours, and the few cattrs generates when it is imported)
+    assert first["misses"] >= 2 and second["hits"] == first["misses"] and not second["misses"]
     for r in (first, second):
         assert (
             r["repr"]
             == "Range(start=Position(line=1, character=2), end=Position(line=0, character=0))"
         )
-        assert r["eq"] and r["hash"] and r["default"] and r["frozen"]
+        assert r["eq"] and r["hash"] and r["default"] and r["frozen"] and r["seeded"]
 
 
 def test_the_file_holds_one_start_worth_only(tmp_path: Path) -> None:
-    for _ in range(4):  # Position's code is new each start: kept once, not once per start
+    n = run(tmp_path)["misses"]
+    for _ in range(3):  # kept once, not once per start
         run(tmp_path)
-        assert len(marshal.loads(cache_file(tmp_path).read_bytes())) == 2
+        assert len(marshal.loads(cache_file(tmp_path).read_bytes())) == n
 
 
 @pytest.mark.parametrize("garbage", [b"", b"not marshal", b"\xe3" * 100, b"[1, 2]"])
 def test_a_bad_cache_file_is_replaced_not_fatal(tmp_path: Path, garbage: bytes) -> None:
-    run(tmp_path)
+    n = run(tmp_path)["misses"]
     path = cache_file(tmp_path)
     path.write_bytes(garbage)
     again = run(tmp_path)
-    assert again["installed"] and again["misses"] and not again["hits"]
+    assert again["installed"] and again["misses"] == n and not again["hits"]
     assert again["eq"] and again["frozen"]
-    assert run(tmp_path)["hits"] == 1  # rewritten
+    assert run(tmp_path)["hits"] == n  # rewritten
 
 
 def test_off_without_a_bytecode_folder_or_when_bytecode_is_not_written(tmp_path: Path) -> None:

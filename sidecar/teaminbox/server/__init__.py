@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
+import sys
 
 from .core import TeamInboxServer, plain_converter
 
@@ -34,14 +36,13 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
         level=os.environ.get("TEAMINBOX_LOG", "WARNING").upper(),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )  # stderr: stdout carries the protocol
-    import sys
-
     import orjson
 
     from .. import __version__
 
     server = build()
     codecache.save()  # every class is defined by now
+    _settle_gc()
     if tcp:
         host, port = parse_tcp(tcp)
         return transport.start_tcp(server, host, port, token_file)
@@ -50,4 +51,33 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
     return transport.start_io(server)
 
 
-__all__ = ["TeamInboxServer", "build", "parse_tcp", "plain_converter", "serve"]
+def _settle_gc() -> None:
+    """The start's objects (every module, class and table, nearly all for good) go to the
+    collector's permanent generation, so that no collection walks them during the first
+    answers; they are the collector's again a while after the start (transport.py), and the
+    few cycles the imports left go with its next full collection. It runs from here on."""
+    gc.freeze()
+    gc.enable()
+
+
+def serve_main() -> int:
+    """`python -m teaminbox serve` (stdio), without the CLI's imports: its exit code, its
+    errors said as the CLI says them."""
+    from ..errors import TeamInboxError
+
+    try:
+        return serve()
+    except TeamInboxError as err:
+        sys.stderr.write(f"teaminbox: {err.message}\n")
+        return 1
+    except OSError as err:  # as cli._os_error says it
+        paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+        reason = err.strerror or str(err)
+        where = f"{' -> '.join(paths)}: " if paths else ""
+        sys.stderr.write(f"teaminbox: {where}{reason}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+__all__ = ["TeamInboxServer", "build", "parse_tcp", "plain_converter", "serve", "serve_main"]

@@ -1,0 +1,384 @@
+"""Start-up: spawn of `teaminbox serve` (stdio) -> the first `teamInbox/teams` answer (issue 20).
+
+Not a test: nothing here asserts a time. A raw client (LSP framing over the pipes, no
+pygls in this process) does what the extension does: spawns `python -m teaminbox serve`,
+writes `initialize` at once (initializationOptions with the roots and the history),
+waits for its answer, writes `initialized` and `teamInbox/teams`, and stops the clock at
+the `teams` answer. Beside it, in the same run and in turn: the bare interpreter
+(`python -c pass`, spawn -> exit) and the old build (`--old`, a sidecar folder, e.g.
+`git archive 7918248 sidecar | tar -x -C /tmp/startup-old`).
+
+Two ways to start, each build with its own bytecode folder (PYTHONPYCACHEPREFIX):
+- bytecode: the folder filled by a first start, as the extension keeps it in its storage
+  (every module's .pyc and codecache.py's attrs code are there);
+- source: an empty folder and PYTHONDONTWRITEBYTECODE=1: every module, the libraries'
+  too, compiled from source at each start (the extension's first start).
+
+Each start's `teams` answer is compared with the old build's: the same teams and the
+same states, or the bench says which differ.
+
+    .venv/bin/python bench/bench_start.py --old /tmp/startup-old/sidecar            # ~3 min
+    .venv/bin/python bench/bench_start.py --old /tmp/startup-old/sidecar --runs 5 --no-write
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_server import dumps, machine, make_entry, make_team, write_section  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+SECTION = "## Start (issue 20)"
+
+
+# Where a start's CPU goes, phase by phase, in one process as `__main__` and `serve` do it
+# (each phase's imports counted where first needed; libraries before ours).
+BREAKDOWN = r"""
+import gc, sys, time
+P = time.process_time
+marks = [("interpreter+site", P())]
+NEW = sys.argv[3] == "new"
+if NEW:  # as the new __main__ does for serve
+    gc.disable()
+from teaminbox import codecache; codecache.install()
+marks.append(("codecache.install (attr, cattrs, the cache file)", P()))
+if not NEW:  # the old __main__ went through the CLI
+    import teaminbox.cli
+marks.append(("teaminbox.cli (old: every command's modules)", P()))
+import asyncio, json, uuid, dataclasses, inspect, logging, sqlite3, platformdirs, filelock  # stdlib etc.
+import orjson
+marks.append(("stdlib + orjson + sqlite3 + platformdirs/filelock", P()))
+import cattrs, attrs, cattrs.gen
+marks.append(("cattrs (new: in codecache.install)", P()))
+import lsprotocol.types
+marks.append(("lsprotocol.types", P()))
+import pygls.lsp.server, pygls.protocol, pygls.exceptions
+marks.append(("pygls (rest)", P()))
+import watchdog.observers, watchdog.events
+marks.append(("watchdog", P()))
+import teaminbox.tracker, teaminbox.protocol, teaminbox.discovery, teaminbox.history, teaminbox.watch
+marks.append(("teaminbox core modules (tracker, history, discovery, formats, model, protocol, rows, store, watch...)", P()))
+import teaminbox.server.core, teaminbox.server.transport
+marks.append(("server.core, transport, encoder", P()))
+import teaminbox.server.features
+marks.append(("server.features (+transcripts, hook, sessions, sending, member_state...)", P()))
+from teaminbox.server import build, transport
+s = build(); codecache.save()
+if NEW:
+    gc.freeze(); gc.enable()
+marks.append(("build() (pygls server, features setup)", P()))
+out = []
+class W:
+    def write(self, d): out.append(d)
+    def close(self): pass
+import threading
+s.protocol.set_writer(W()); s._stop_event = threading.Event()
+root, hist = sys.argv[1], sys.argv[2]
+init = {'jsonrpc':'2.0','id':0,'method':'initialize','params':{'processId':1,'clientInfo':{'name':'Team Inbox'},'rootUri':None,'capabilities':{},'initializationOptions':{'defaultRoots':False,'roots':[f'claude={root}'],'historyPath':hist}}}
+async def main():
+    transport.handle(s, init)
+    while not out: await asyncio.sleep(0.0005)
+    marks.append(("initialize (pygls: params structured, capabilities, result)", P()))
+    transport.handle(s, {'jsonrpc':'2.0','method':'initialized','params':{}})
+    transport.handle(s, {'jsonrpc':'2.0','id':1,'method':'teamInbox/teams','params':{}})
+    while not any(b'"id":1' in d for d in out): await asyncio.sleep(0.0005)
+    marks.append(("initialized + teams (history created, scan, publishers, answer)", P()))
+asyncio.run(main())
+print(json.dumps([(n, round(1000*(t - marks[i-1][1]) if i else 1000*t, 1)) for i, (n, t) in enumerate(marks)]))
+"""
+
+
+def frame(obj: Any) -> bytes:
+    body = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Reader:
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+
+    def message(self, deadline: float) -> dict[str, Any]:
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end >= 0:
+                length = 0
+                for line in self.buf[:end].split(b"\r\n"):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                start = end + 4
+                if len(self.buf) >= start + length:
+                    body = self.buf[start : start + length]
+                    self.buf = self.buf[start + length :]
+                    msg: dict[str, Any] = json.loads(body)
+                    return msg
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise TimeoutError("no answer from the server")
+            data = os.read(self.fd, 65536)
+            if not data:
+                raise EOFError("the server closed its stdout")
+            self.buf += data
+
+    def answer(self, msg_id: int, deadline: float) -> dict[str, Any]:
+        while True:
+            msg = self.message(deadline)
+            if msg.get("id") == msg_id and "method" not in msg:
+                return msg
+
+
+def options(root: Path, history: Path) -> dict[str, Any]:
+    return {"defaultRoots": False, "roots": [f"claude={root}"], "historyPath": str(history)}
+
+
+def start_once(env: dict[str, str], opts: dict[str, Any]) -> tuple[float, float, Any]:
+    """(spawn -> initialize answered ms, spawn -> first teams answer ms, the teams result)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teaminbox", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        init = {
+            "processId": os.getpid(),
+            "clientInfo": {"name": "Team Inbox"},
+            "rootUri": None,
+            "capabilities": {},
+            "initializationOptions": opts,
+        }
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}))
+        proc.stdin.flush()
+        reader = Reader(proc.stdout.fileno())
+        deadline = time.monotonic() + 60
+        got = reader.answer(0, deadline)
+        assert "result" in got, got
+        t_init = time.perf_counter()
+        proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        proc.stdin.write(
+            frame({"jsonrpc": "2.0", "id": 1, "method": "teamInbox/teams", "params": {}})
+        )
+        proc.stdin.flush()
+        teams = reader.answer(1, deadline)
+        t_teams = time.perf_counter()
+        assert "result" in teams, teams
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.flush()
+        reader.answer(2, deadline)
+        proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return (t_init - t0) * 1000, (t_teams - t0) * 1000, teams["result"]
+
+
+def breakdown(env: dict[str, str], root: Path, history: Path, build: str) -> list[list[Any]]:
+    out = subprocess.run(
+        [sys.executable, "-c", BREAKDOWN, str(root), str(history), build],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows: list[list[Any]] = json.loads(out.stdout.strip().splitlines()[-1])
+    return rows
+
+
+def bare_once(env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+    return (time.perf_counter() - t0) * 1000
+
+
+def make_teams(root: Path) -> None:
+    """Three small live teams as Claude Code writes them: a lead and two helpers, a few
+    messages each way (some read, one idle frame), so that members have states."""
+    for t in range(3):
+        name = f"team{t}"
+        team = make_team(root, name, ["team-lead", "researcher", "tester"])
+        inboxes = team / "inboxes"
+        lead = [make_entry(i, 300, "researcher") for i in range(4)]
+        lead.append(
+            {
+                "from": "tester",
+                "text": json.dumps(
+                    {"type": "idle_notification", "from": "tester", "idleReason": "available"}
+                ),
+                "timestamp": "2026-11-30T10:00:00.000Z",
+                "read": False,
+            }
+        )
+        (inboxes / "team-lead.json").write_bytes(dumps(lead))
+        (inboxes / "researcher.json").write_bytes(
+            dumps([make_entry(10 + i, 200, "team-lead") for i in range(3)])
+        )
+        (inboxes / "user.json").write_bytes(dumps([make_entry(20, 200, "team-lead")]))
+
+
+def env_for(sidecar: str, pycache: Path, source: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TEAMINBOX_")}
+    env["PYTHONPATH"] = sidecar
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["HOME"] = str(pycache.parent / "home")  # no default roots, no user history
+    if source:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f} ({min(values):.0f}-{max(values):.0f})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--old", required=True, help="the old build's sidecar folder")
+    ap.add_argument("--new", default=str(REPO / "sidecar"))
+    ap.add_argument("--runs", type=int, default=15, help="starts of each build and mode")
+    ap.add_argument("--breakdown", type=int, default=7, help="in-process CPU breakdowns")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    builds = {"old": args.old, "new": args.new}
+    tmp = Path(tempfile.mkdtemp(prefix="teaminbox-bench-start-"))
+    began, load0 = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), loadavg()
+    t_begin = time.monotonic()
+    try:
+        root = tmp / "teams"
+        make_teams(root)
+        (tmp / "home").mkdir()
+        caches = {(b, m): tmp / f"pyc-{b}-{m}" for b in builds for m in ("bytecode", "source")}
+        for b, sidecar in builds.items():  # fill the bytecode folders: one start each
+            start_once(env_for(sidecar, caches[b, "bytecode"], False), options(root, tmp / "warm"))
+        ms: dict[tuple[str, str], list[float]] = {k: [] for k in caches}
+        init: dict[tuple[str, str], list[float]] = {k: [] for k in caches}
+        bare: dict[str, list[float]] = {"bytecode": [], "source": []}
+        ratios: dict[tuple[str, str], list[float]] = {k: [] for k in caches}  # build / bare
+        answers: dict[str, Any] = {}
+        differ: list[str] = []
+        for r in range(args.runs):
+            for mode in ("bytecode", "source"):
+                order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
+                b_ms = bare_once(env_for(args.new, caches["new", mode], mode == "source"))
+                bare[mode].append(b_ms)
+                for b in order:
+                    hist = tmp / f"h-{b}-{mode}-{r}" / "history.db"
+                    env = env_for(builds[b], caches[b, mode], mode == "source")
+                    i_ms, t_ms, result = start_once(env, options(root, hist))
+                    ms[b, mode].append(t_ms)
+                    init[b, mode].append(i_ms)
+                    ratios[b, mode].append(t_ms / b_ms)
+                    answers[b] = json.dumps(result, sort_keys=True)
+                if answers["old"] != answers["new"]:
+                    differ.append(f"{mode} run {r}")
+            print(
+                f"{time.strftime('%H:%M:%S')} run {r}: "
+                + ", ".join(f"{b}/{m} {ms[b, m][-1]:.0f}" for b, m in caches)
+                + f", bare {bare['bytecode'][-1]:.0f}/{bare['source'][-1]:.0f} ms",
+                flush=True,
+            )
+        cpu: dict[str, list[list[Any]]] = {"old": [], "new": []}
+        for r in range(args.breakdown):  # in turn too
+            for b in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                env = env_for(builds[b], caches[b, "bytecode"], False)
+                cpu[b].append(breakdown(env, root, tmp / f"bd-{b}-{r}" / "history.db", b))
+        last = json.loads(answers["new"])
+        states = sorted(
+            {str((m.get("state") or {}).get("kind")) for t in last["teams"] for m in t["members"]}
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    minutes = (time.monotonic() - t_begin) / 60
+    rows = []
+    for mode in ("bytecode", "source"):
+        o, n = ms["old", mode], ms["new", mode]
+        pair = [nn / oo for nn, oo in zip(n, o, strict=True)]
+        rows.append(
+            f"| {mode} | {summary(bare[mode])} | {summary(o)} | {summary(n)}"
+            f" | {statistics.median(pair):.2f} | {statistics.median(ratios['old', mode]):.1f}"
+            f" | {statistics.median(ratios['new', mode]):.1f}"
+            f" | {statistics.median(init['old', mode]):.0f} / {statistics.median(init['new', mode]):.0f} |"
+        )
+    phases = []
+    if args.breakdown:
+        for i, (name, _) in enumerate(cpu["new"][0]):
+            o = statistics.median(run[i][1] for run in cpu["old"])
+            n = statistics.median(run[i][1] for run in cpu["new"])
+            phases.append(f"| {name} | {o:.0f} | {n:.0f} |")
+        o = statistics.median(sum(p[1] for p in run) for run in cpu["old"])
+        n = statistics.median(sum(p[1] for p in run) for run in cpu["new"])
+        phases.append(f"| **total** | **{o:.0f}** | **{n:.0f}** |")
+    same = "identical in every run" if not differ else f"DIFFERENT in {', '.join(differ)}"
+    text = "\n".join(
+        [
+            SECTION,
+            "",
+            f"`.venv/bin/python bench/bench_start.py --old <7918248's sidecar> --runs {args.runs}`,"
+            f" {began}, {minutes:.1f} min. Spawn of `python -m teaminbox serve` -> the first"
+            " `teamInbox/teams` answer, asked as the extension asks (`initialize` with"
+            " initializationOptions at once, its answer, then `initialized` and `teams`); three"
+            " live Claude teams of 3 members. Each run starts the bare interpreter"
+            " (`python -c pass`, spawn -> exit), then old and new in turn (alternating"
+            " which goes first). `bytecode`: each build's own bytecode folder"
+            " (PYTHONPYCACHEPREFIX) filled by a first start, as the extension keeps it;"
+            " `source`: an empty one with PYTHONDONTWRITEBYTECODE=1 (everything, libraries"
+            f" too, compiled at each start). Median (min-max) ms of {args.runs} runs; new / old"
+            " is the median of the runs' paired ratios; x bare is each start over its run's"
+            f" bare interpreter. The `teams` answers (teams, members, states: {', '.join(states)})"
+            f" of new and old: {same}.",
+            "",
+            "| start from | bare `python -c pass` ms | old (7918248) ms | new ms | new / old"
+            " | old x bare | new x bare | spawn -> initialize answered ms, old / new |",
+            "|---|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            f"Where a start's CPU goes (from bytecode; median ms of {args.breakdown} runs of each"
+            " build, in one process as `python -m teaminbox serve` does it, phase by phase; a"
+            " module imported by an earlier phase is counted there; process CPU time, so the"
+            " machine's load inflates it less than the wall times above):",
+            "",
+            "| phase | old CPU ms | new CPU ms |",
+            "|---|---|---|",
+            *phases,
+            "",
+            f"Machine (shared and noisy: quote medians and ratios): {machine()};"
+            f" load average (1/5/15 min) at the start {load0}, at the end {loadavg()}.",
+        ]
+    )
+    print(text)
+    if not args.no_write:
+        write_section(text, SECTION)
+
+
+if __name__ == "__main__":
+    main()

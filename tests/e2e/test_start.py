@@ -1,0 +1,196 @@
+"""The fast start (issue 20 item 6): `python -m teaminbox serve` skips the CLI's imports,
+freezes the start's objects for the collector and reuses attrs' and cattrs' generated
+code. Its first answer is the one the CLI's path gives (same teams, same states), from
+bytecode and from source, and it serves everything after it."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsp_session import make_home, options, write_json
+
+SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
+FAST = ["-m", "teaminbox", "serve"]
+CLI = ["-c", "import sys; from teaminbox.cli import main; sys.exit(main(['serve']))"]
+
+
+def frame(obj: Any) -> bytes:
+    body = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class Server:
+    """The real server over its pipes, asked as the extension asks."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        self.buf = b""
+        self.next_id = 0
+        self.notes: list[dict[str, Any]] = []
+
+    def send(self, obj: Any) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(frame(obj))
+        self.proc.stdin.flush()
+
+    def _message(self, deadline: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end >= 0:
+                head = dict(
+                    line.split(b":", 1) for line in self.buf[:end].split(b"\r\n") if b":" in line
+                )
+                length = int(head[b"Content-Length"])
+                if len(self.buf) >= end + 4 + length:
+                    body = self.buf[end + 4 : end + 4 + length]
+                    self.buf = self.buf[end + 4 + length :]
+                    msg: dict[str, Any] = json.loads(body)
+                    return msg
+            left = deadline - time.monotonic()
+            assert left > 0 and select.select([fd], [], [], left)[0], "no answer in time"
+            data = os.read(fd, 65536)
+            assert data, "the server closed its stdout"
+            self.buf += data
+
+    def request(self, method: str, params: Any = None) -> Any:
+        msg_id = self.next_id = self.next_id + 1
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        deadline = time.monotonic() + 60
+        while True:
+            msg = self._message(deadline)
+            if "method" in msg:
+                self.notes.append(msg)
+            elif msg.get("id") == msg_id:
+                assert "result" in msg, msg
+                return msg["result"]
+
+    def start(self, init: dict[str, Any]) -> Any:
+        """initialize (at once, as the extension sends it), initialized, the first teams."""
+        self.request(
+            "initialize",
+            {"processId": None, "rootUri": None, "capabilities": {}, "initializationOptions": init},
+        )
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        return self.request("teamInbox/teams", {})
+
+    def stop(self) -> int:
+        try:
+            self.request("shutdown")
+            self.send({"jsonrpc": "2.0", "method": "exit"})
+            return self.proc.wait(20)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def env(pycache: Path | None) -> dict[str, str]:
+    e = {k: v for k, v in os.environ.items() if not k.startswith("TEAMINBOX_")}
+    e["PYTHONPATH"] = str(SIDECAR)
+    e.pop("PYTHONPYCACHEPREFIX", None)
+    e.pop("PYTHONDONTWRITEBYTECODE", None)
+    if pycache is None:
+        e["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        e["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return e
+
+
+def home_with_states(home: Path) -> None:
+    """lsp_session's teams, and a lead that has answered and one who waits unread."""
+    make_home(home)
+    inboxes = home / ".claude" / "teams" / "alpha" / "inboxes"
+    write_json(
+        inboxes / "team-lead.json",
+        [
+            {
+                "from": "researcher",
+                "text": "the parser is done",
+                "timestamp": "2026-11-29T10:05:00.000Z",
+                "read": False,
+            },
+            {
+                "from": "researcher",
+                "text": json.dumps({"type": "idle_notification", "from": "researcher"}),
+                "timestamp": "2026-11-29T10:06:00.000Z",
+                "read": False,
+            },
+        ],
+    )
+
+
+def first_answers(args: list[str], pycache: Path | None, home: Path, run: str) -> list[Any]:
+    server = Server(args, env(pycache))
+    try:
+        init = options(home, historyPath=str(home / f"history-{run}.db"))
+        teams = server.start(init)
+        after = [
+            server.request("teamInbox/messages", {"team": "claude:alpha", "inbox": "user"}),
+            server.request("teamInbox/attention", {}),
+            server.request("teamInbox/teams", {"includeEnded": True}),
+        ]
+    finally:
+        assert server.stop() == 0
+    for result in after:
+        for m in result.get("messages", []):
+            m.pop("receivedAt", None)  # when this server first saw it
+    return [teams, *after]
+
+
+@pytest.mark.parametrize("mode", ["bytecode", "source"])
+def test_the_first_answer_is_the_cli_paths_and_everything_after_it(
+    tmp_path: Path, mode: str
+) -> None:
+    home = tmp_path / "home"
+    home_with_states(home)
+    pycache = tmp_path / "pyc" if mode == "bytecode" else None
+    if pycache is not None:  # a first start fills the bytecode folder, as the extension's does
+        first_answers(FAST, pycache, home, "warm")
+        assert list((pycache / "teaminbox").glob("attrs-code.*.marshal"))
+    fast = first_answers(FAST, pycache, home, "fast")
+    cli = first_answers(CLI, None, home, "cli")
+    assert json.dumps(fast, sort_keys=True) == json.dumps(cli, sort_keys=True)
+    states = {m["name"]: (m.get("state") or {}).get("kind") for m in fast[0]["teams"][0]["members"]}
+    assert any(states.values()), states  # the answer carries states to compare
+
+
+def test_serve_with_the_stdio_flag_and_a_closed_stdin(tmp_path: Path) -> None:
+    for args in (FAST, [*FAST, "--stdio"]):  # vscode-languageclient appends --stdio
+        out = subprocess.run(
+            [sys.executable, *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=env(tmp_path / "pyc"),
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "sidecar, json:" in out.stderr
+
+
+def test_other_commands_still_go_through_the_cli(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "teaminbox", "serve", "--token-file", "x"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env(tmp_path / "pyc"),
+        timeout=60,
+    )
+    assert out.returncode == 2 and "--token-file is for --tcp" in out.stderr
