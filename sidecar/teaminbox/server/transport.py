@@ -39,6 +39,7 @@ from typing import Any, BinaryIO
 import platformdirs
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
 
+from .. import codecache
 from ..errors import TeamInboxError
 from .core import TeamInboxServer
 
@@ -243,8 +244,6 @@ def collect_start() -> None:
     to the oldest generation, and what the imports left as garbage goes with the next full
     collection, when the collector's own thresholds call one (not here: a full collection
     on demand would stop the event loop while a big inbox's rows are in memory)."""
-    from .. import codecache
-
     codecache.save()  # and cattrs' code the first answers generated (codecache.py)
     gc.unfreeze()
 
