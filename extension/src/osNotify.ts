@@ -34,14 +34,26 @@ export function attentionPlan(i: AttentionInput): AttentionPlan {
   return { toast: true, flashStatusBar: true, osNotification: i.osNotifications && !i.focused && !i.away };
 }
 
-export interface OsCommand { command: string; args: string[] }
+export interface OsCommand {
+  command: string;
+  args: string[];
+}
 
 /** PowerShell single-quoted string: only ' needs doubling. */
-function psQuote(s: string): string { return `'${s.replace(/'/g, "''")}'`; }
+function psQuote(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
 /** AppleScript double-quoted string. */
-function asQuote(s: string): string { return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`; }
+function asQuote(s: string): string {
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
 function xmlEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** Text for a freedesktop notification body, which servers read as a subset of XML markup. */
@@ -51,7 +63,8 @@ function markupEscape(s: string): string {
 
 /** The program that raises an OS notification on `platform` (process.platform), or undefined. */
 export function osNotifyCommand(platform: string, title: string, body: string): OsCommand | undefined {
-  const t = title.slice(0, 120), b = body.replace(/\s+/g, ' ').slice(0, 300);
+  const t = title.slice(0, 120),
+    b = body.replace(/\s+/g, ' ').slice(0, 300);
   switch (platform) {
     case 'linux':
     case 'freebsd':

@@ -3,15 +3,39 @@ import * as assert from 'node:assert/strict';
 import { attentionPlan, hostIsAway, osNotifyCommand } from '../src/osNotify';
 
 test('attentionPlan: status bar flash and toast always; OS notification only when enabled and unfocused', () => {
-  assert.deepEqual(attentionPlan({ shown: true, focused: true, osNotifications: true }), { toast: true, flashStatusBar: true, osNotification: false });
-  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true }), { toast: true, flashStatusBar: true, osNotification: true });
-  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: false }), { toast: true, flashStatusBar: true, osNotification: false });
-  assert.deepEqual(attentionPlan({ shown: false, focused: false, osNotifications: true }), { toast: false, flashStatusBar: false, osNotification: false });
+  assert.deepEqual(attentionPlan({ shown: true, focused: true, osNotifications: true }), {
+    toast: true,
+    flashStatusBar: true,
+    osNotification: false,
+  });
+  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true }), {
+    toast: true,
+    flashStatusBar: true,
+    osNotification: true,
+  });
+  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: false }), {
+    toast: true,
+    flashStatusBar: true,
+    osNotification: false,
+  });
+  assert.deepEqual(attentionPlan({ shown: false, focused: false, osNotifications: true }), {
+    toast: false,
+    flashStatusBar: false,
+    osNotification: false,
+  });
 });
 
 test('attentionPlan: no OS notification where the extension host is away from the person (remote window, browser)', () => {
-  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true, away: true }), { toast: true, flashStatusBar: true, osNotification: false });
-  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true, away: false }), { toast: true, flashStatusBar: true, osNotification: true });
+  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true, away: true }), {
+    toast: true,
+    flashStatusBar: true,
+    osNotification: false,
+  });
+  assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true, away: false }), {
+    toast: true,
+    flashStatusBar: true,
+    osNotification: true,
+  });
   assert.equal(hostIsAway('ssh-remote', false), true);
   assert.equal(hostIsAway('wsl', false), true);
   assert.equal(hostIsAway(undefined, true), true);
