@@ -35,8 +35,9 @@ export function applyConversationDelta(
   const out = list.slice();
   const removed = new Set(d.removed);
   out.forEach((m, i) => {
-    if (m.inbox === d.inbox && removed.has(m.id) && !m.archived)
+    if (m.inbox === d.inbox && removed.has(m.id) && !m.archived) {
       out[i] = { ...m, archived: true, delivery: m.delivery === 'waiting' ? 'delivered' : m.delivery };
+    }
   });
   let fresh = false;
   for (const x of [...d.updated, ...d.added]) {
@@ -80,7 +81,10 @@ export const TASK_GROUPS: ReadonlyArray<{ status: string; label: string; icon: s
   { status: 'completed', label: 'Completed', icon: 'pass' },
 ];
 
-/** Tasks by status, in board order (in progress, pending, blocked, completed); empty groups left out; unknown statuses last. */
+/**
+ * Tasks by status, in board order (in progress, pending, blocked, completed); empty groups left out;
+ * unknown statuses last.
+ */
 export function groupTasks(
   tasks: readonly Task[],
 ): Array<{ status: string; label: string; icon: string; tasks: Task[] }> {

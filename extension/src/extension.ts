@@ -137,8 +137,9 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
     // trusted now: the workspace's own settings apply (when they change what the sidecar runs with)
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      if (JSON.stringify(sidecarConfig()) !== started)
+      if (JSON.stringify(sidecarConfig()) !== started) {
         restart('The workspace is trusted now: its Team Inbox settings apply');
+      }
     }),
   );
   // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
@@ -169,7 +170,10 @@ async function announceIgnored(log: vscode.LogOutputChannel): Promise<void> {
   void vscode.window
     .showWarningMessage(
       vscode.l10n.t(
-        'Team Inbox: this workspace is in Restricted Mode, so its {0} {1} ignored: a repository may not choose the program Team Inbox runs, the files it writes, whose inbox is yours or how long your history is kept. Your user settings apply instead; trust the workspace to use its own.',
+        'Team Inbox: this workspace is in Restricted Mode, so its {0} {1} ignored: ' +
+          'a repository may not choose the program Team Inbox runs, the files it writes, ' +
+          'whose inbox is yours or how long your history is kept. ' +
+          'Your user settings apply instead; trust the workspace to use its own.',
         names,
         ignored.length === 1 ? vscode.l10n.t('setting is') : vscode.l10n.t('settings are'),
       ),

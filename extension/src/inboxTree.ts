@@ -148,10 +148,12 @@ export class InboxTreeProvider
       node.kind === 'attentionGroup' ||
       (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
     const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
-    if (node.kind === 'message')
+    if (node.kind === 'message') {
       item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
-    if (node.kind === 'older')
+    }
+    if (node.kind === 'older') {
       item.command = { command: 'teamInbox.showOlder', title: 'Show Older Messages', arguments: [node] };
+    }
     if (node.kind === 'convMessage') {
       item.command = {
         command: 'teamInbox.openMessage',
@@ -251,8 +253,9 @@ export class InboxTreeProvider
     const member = team.members.find(m => m.inbox === node.inbox);
     if (!member) return;
     node.member = member;
-    if (node.kind === 'message')
+    if (node.kind === 'message') {
       node.message = this.cache.message(team.id, member.inbox, node.message.id) ?? node.message;
+    }
   }
 
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
@@ -282,13 +285,15 @@ export class InboxTreeProvider
         const { live, ended } = splitEnded(teams);
         // VS Code draws the teams only once the inboxes it expands have their rows: ask for those
         // pages now, not two round trips from now
-        for (const t of live)
-          for (const m of t.members)
+        for (const t of live) {
+          for (const m of t.members) {
             if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
+          }
+        }
         const items = await attention;
         this.updateBadge();
         const top: TreeNode[] = [];
-        if (items.length)
+        if (items.length) {
           top.push(
             this.keep(
               ATTENTION_ID,
@@ -299,8 +304,9 @@ export class InboxTreeProvider
               },
             ),
           );
+        }
         top.push(...live.map(t => this.teamNode(t)));
-        if (ended.length)
+        if (ended.length) {
           top.push(
             this.keep(
               ENDED_ID,
@@ -311,6 +317,7 @@ export class InboxTreeProvider
               },
             ),
           );
+        }
         return this.adopt(ROOT, top);
       }
       if (node.kind === 'ended') {
@@ -485,8 +492,9 @@ export class InboxTreeProvider
     this.shown.set(inbox, next);
     const have = this.cache.page(node.teamId, node.inbox)?.length ?? 0;
     // past the page: fetch a page more at once, not a step (a request per click)
-    if (next > have && this.cache.pageFull(node.teamId, node.inbox))
+    if (next > have && this.cache.pageFull(node.teamId, node.inbox)) {
       await this.cache.growPage(node.teamId, node.inbox, have + PAGE_LIMIT);
+    }
     const parent = this.nodes.get(inbox);
     if (parent) this.fire(parent, 'inbox');
   }
@@ -528,8 +536,9 @@ export class InboxTreeProvider
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     if (uri.scheme !== ITEM_SCHEME) return undefined;
-    if (uri.query === 'archived')
+    if (uri.query === 'archived') {
       return { color: new vscode.ThemeColor('disabledForeground'), tooltip: 'Archived: no longer in the inbox file' };
+    }
     return undefined;
   }
 

@@ -48,8 +48,9 @@ export class MarkService {
       const archived = ids.filter(id => this.cache.message(team, inbox, id)?.archived);
       const live = ids.filter(id => !archived.includes(id));
       if (live.length) marked += (await this.sidecar.request(method, { team, inbox, ids: live })).marked;
-      if (archived.length)
+      if (archived.length) {
         marked += (await this.sidecar.request(Methods.markSeen, { team, inbox, ids: archived })).marked;
+      }
     }
     this.cache.markSeenLocally(team, inbox, ids);
     return { marked, method };

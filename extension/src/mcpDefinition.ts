@@ -25,8 +25,9 @@ export function mcpArgs(o: InitializationOptions | undefined): string[] {
   const id = o?.identity;
   if (typeof id === 'string' && id.trim()) args.push('--identity', id.trim());
   else if (id && typeof id === 'object') {
-    for (const [fmt, name] of Object.entries(id))
+    for (const [fmt, name] of Object.entries(id)) {
       if (typeof name === 'string' && name.trim()) args.push('--identity', `${fmt}=${name.trim()}`);
+    }
   }
   args.push('mcp');
   if (o?.historyPath) args.push('--history', o.historyPath);
@@ -81,7 +82,8 @@ export class McpDefinitions implements vscode.Disposable {
     await this.sidecar.start();
     const python = this.sidecar.python;
     if (!api || !python) return undefined;
-    const version = `${vscode.extensions.getExtension('teaminbox.team-inbox')?.packageJSON.version ?? '0'}+${python.command}`;
+    const ours = vscode.extensions.getExtension('teaminbox.team-inbox')?.packageJSON.version ?? '0';
+    const version = `${ours}+${python.command}`;
     return api.stdio(LABEL, python.command, mcpArgs(this.sidecar.initOptions), this.env(), version);
   }
 
@@ -96,7 +98,8 @@ export class McpDefinitions implements vscode.Disposable {
     const INSTALL = vscode.l10n.t('Install the MCP SDK');
     const pick = await vscode.window.showWarningMessage(
       vscode.l10n.t(
-        "Team Inbox: the MCP server needs the MCP Python SDK ({0}), which is not installed. Install it into Team Inbox's own storage (about 40 MB, with {1})?",
+        'Team Inbox: the MCP server needs the MCP Python SDK ({0}), which is not installed. ' +
+          "Install it into Team Inbox's own storage (about 40 MB, with {1})?",
         MCP_REQUIREMENT,
         this.sidecar.python?.command ?? 'python',
       ),
@@ -154,7 +157,8 @@ export class McpDefinitions implements vscode.Disposable {
           void vscode.window.showErrorMessage(
             noPip
               ? vscode.l10n.t(
-                  'Team Inbox: {0} has no pip, so the MCP SDK cannot be installed with it. Run "{0} -m ensurepip", or choose another interpreter (teamInbox.python).',
+                  'Team Inbox: {0} has no pip, so the MCP SDK cannot be installed with it. ' +
+                    'Run "{0} -m ensurepip", or choose another interpreter (teamInbox.python).',
                   python.command,
                 )
               : vscode.l10n.t("Team Inbox: installing the MCP SDK failed; the Team Inbox output has pip's words."),

@@ -12,7 +12,7 @@ export const MESSAGE_SCHEME = 'teaminbox-msg';
 /** The path's last segment is the tab title ("researcher - Bug found"); the key is in the query. */
 export function messageUri(m: Message): vscode.Uri {
   const title = `${senderName(m)} - ${messagePreview(m, 40)}`
-    .replace(/[\/\\:*?"<>|#%]+/g, ' ')
+    .replace(/[/\\:*?"<>|#%]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   const query = new URLSearchParams({ team: m.team, inbox: m.inbox, id: m.id }).toString();
@@ -34,8 +34,9 @@ export class MessageContentProvider implements vscode.TextDocumentContentProvide
   constructor(private readonly cache: MessageCache) {
     this.subscriptions.push(
       cache.onDidChange(c => {
-        if (c.kind === 'inbox' || c.kind === 'teams' || c.kind === 'conversation')
+        if (c.kind === 'inbox' || c.kind === 'teams' || c.kind === 'conversation') {
           this.refreshOpen(c.kind === 'teams' ? undefined : c.team);
+        }
       }),
       cache.onDidChangeUnread(() => this.refreshOpen()),
     );

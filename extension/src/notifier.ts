@@ -72,10 +72,12 @@ export class Notifier implements vscode.Disposable {
     const wanted = osNotificationsEnabled();
     const plan = attentionPlan({ shown: true, focused, osNotifications: wanted, away });
     this.shown.push({ text, messages: ms, at: Date.now(), focused, os: plan.osNotification, away });
-    if (wanted && !focused && away)
+    if (wanted && !focused && away) {
       this.log.info(
-        "notify: no OS notification: this window's extension host is not on your machine (remote or browser); VS Code's own notification only",
+        "notify: no OS notification: this window's extension host is not on your machine (remote or browser); " +
+          "VS Code's own notification only",
       );
+    }
     if (this.shown.length > 50) this.shown.shift();
     this.log.info(
       `notify: ${text}${focused ? '' : ' (window not focused: the toast goes to the notification center)'}`,

@@ -74,15 +74,18 @@ export function osNotifyCommand(platform: string, title: string, body: string): 
     case 'darwin':
       return { command: 'osascript', args: ['-e', `display notification ${asQuote(b)} with title ${asQuote(t)}`] };
     case 'win32': {
-      const xml = `<toast><visual><binding template="ToastGeneric"><text>${xmlEscape(t)}</text><text>${xmlEscape(b)}</text></binding></visual></toast>`;
+      const texts = `<text>${xmlEscape(t)}</text><text>${xmlEscape(b)}</text>`;
+      const xml = `<toast><visual><binding template="ToastGeneric">${texts}</binding></visual></toast>`;
       const script = [
-        '[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ContentType = WindowsRuntime] > $null',
+        '[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ' +
+          'ContentType = WindowsRuntime] > $null',
         '[Windows.Data.Xml.Dom.XmlDocument, Windows.Data.Xml.Dom.XmlDocument, ContentType = WindowsRuntime] > $null',
         '$x = New-Object Windows.Data.Xml.Dom.XmlDocument',
         `$x.LoadXml(${psQuote(xml)})`,
         // PowerShell's own AppUserModelID: a toast needs a registered app id
         "$id = '{1AC14E77-02E7-4E5D-B744-2EB1AE5198B7}\\WindowsPowerShell\\v1.0\\powershell.exe'",
-        '[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier($id).Show([Windows.UI.Notifications.ToastNotification]::new($x))',
+        '[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier($id)' +
+          '.Show([Windows.UI.Notifications.ToastNotification]::new($x))',
       ].join('; ');
       return { command: 'powershell.exe', args: ['-NoProfile', '-NonInteractive', '-Command', script] };
     }

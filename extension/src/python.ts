@@ -91,8 +91,9 @@ export async function watchInterpreter(
   const on = api.environments.onDidChangeActiveEnvironmentPath;
   if (!on) return undefined;
   return on.call(api.environments, e => {
-    if (shouldRestartOnInterpreterChange(setting(), running(), e.path))
+    if (shouldRestartOnInterpreterChange(setting(), running(), e.path)) {
       restart(`Python interpreter changed to ${e.path}`);
+    }
   }) as vscode.Disposable;
 }
 
@@ -150,7 +151,8 @@ export function checkPython(choice: PythonChoice, libs: string | undefined): Pro
         return reject(
           new PythonError(
             'missing',
-            `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer, but "${choice.command}"${where} could not be run.`,
+            `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer, ` +
+              `but "${choice.command}"${where} could not be run.`,
           ),
         );
       }
@@ -158,7 +160,8 @@ export function checkPython(choice: PythonChoice, libs: string | undefined): Pro
         return reject(
           new PythonError(
             'too_old',
-            `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer; "${choice.command}"${where} is Python ${version ? version.join('.') : 'of unknown version'}.`,
+            `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer; "${choice.command}"${where} ` +
+              `is Python ${version ? version.join('.') : 'of unknown version'}.`,
           ),
         );
       }

@@ -162,9 +162,9 @@ export function renderMessageMarkdown(
     // a frame's fields as the sidecar words them (labels too are the frame's own keys: code),
     // then the frame as written
     for (const f of d.fields) {
-      if (/[\r\n]/.test(f.value) || f.value.length > 120)
+      if (/[\r\n]/.test(f.value) || f.value.length > 120) {
         lines.push(`- ${codeSpan(f.label)}:`, '', codeBlock(f.value, 'text'), '');
-      else lines.push(`- ${codeSpan(f.label)}: ${codeSpan(f.value)}`);
+      } else lines.push(`- ${codeSpan(f.label)}: ${codeSpan(f.value)}`);
     }
     if (d.fields.length) lines.push('');
     lines.push('**As written**', '', codeBlock(JSON.stringify(msg.structured, null, 2), 'json'));
@@ -218,8 +218,9 @@ export function statusLine(msg: Pick<Message, 'delivery' | 'read' | 'seen' | 'ar
 export function localTime(timestamp: string | number | undefined | null): string {
   if (timestamp === undefined || timestamp === null || timestamp === '') return '';
   let t: number;
-  if (typeof timestamp === 'number')
-    t = timestamp > 1e17 ? timestamp / 1e6 : timestamp; // ns -> ms
+  if (typeof timestamp === 'number') {
+    t = timestamp > 1e17 ? timestamp / 1e6 : timestamp;
+  } // ns -> ms
   else if (/^\d{16,}$/.test(timestamp)) t = Number(timestamp) / 1e6;
   else t = Date.parse(timestamp);
   if (Number.isNaN(t)) return String(timestamp);

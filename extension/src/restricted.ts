@@ -56,8 +56,9 @@ export function restrictedKeysSet(text: string, section: string, workspaceFile =
   } catch {
     obj = undefined;
   }
-  if (obj === undefined)
+  if (obj === undefined) {
     return RESTRICTED_KEYS.filter(k => text.includes(`"${section}.${k}"`)).map(k => `${section}.${k}`);
+  }
   const root = (workspaceFile ? (obj as { settings?: unknown })?.settings : obj) as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object') return [];
   const nested = root[section] && typeof root[section] === 'object' ? (root[section] as Record<string, unknown>) : {};

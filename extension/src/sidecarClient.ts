@@ -105,10 +105,11 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   }
 
   start(): Promise<void> {
-    if (!this.startPromise)
+    if (!this.startPromise) {
       this.startPromise = this.doStart().finally(() => {
         this.startPromise = undefined;
       });
+    }
     return this.startPromise;
   }
 
@@ -188,8 +189,9 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     conn.onNotification(Notifications.teamsChanged, () => this.teamsEmitter.fire());
     conn.onNotification(Notifications.unread, (p: UnreadParams) => this.unreadEmitter.fire(p));
     conn.onNotification(Notifications.replied, (p: RepliedParams) => this.repliedEmitter.fire(p));
-    for (const n of EXTRA_NOTIFICATIONS)
+    for (const n of EXTRA_NOTIFICATIONS) {
       conn.onNotification(n, (p: unknown) => this.extraEmitter.fire({ method: n, params: p }));
+    }
     conn.onNotification('window/logMessage', (p: { message?: string }) =>
       this.log.info(`[sidecar] ${p.message ?? ''}`),
     );
@@ -288,8 +290,9 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
       this.unreadEmitter,
       this.repliedEmitter,
       this.extraEmitter,
-    ])
+    ]) {
       e.dispose();
+    }
   }
 }
 

@@ -23,8 +23,9 @@ function lean(d: Json, keep: readonly string[] = []): Json {
         v !== false &&
         !(Array.isArray(v) && !v.length) &&
         !(typeof v === 'object' && !Array.isArray(v) && !Object.keys(v as object).length))
-    )
+    ) {
       out[k] = v;
+    }
   }
   return out;
 }
@@ -34,8 +35,9 @@ const iso = (t: number | null | undefined) =>
 
 function names(team: Team | undefined): Map<string, string> {
   const out = new Map<string, string>();
-  for (const m of team?.members ?? [])
+  for (const m of team?.members ?? []) {
     for (const k of [m.inbox, m.agentId, m.name]) if (k && !out.has(k)) out.set(k, m.name);
+  }
   return out;
 }
 
@@ -90,16 +92,18 @@ export class ToolError extends Error {}
 
 function limit(name: string, v: unknown, fallback: number): number {
   const n = v === undefined || v === null ? fallback : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_LIMIT)
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
     throw new ToolError(`${name} must be between 1 and ${MAX_LIMIT}`);
+  }
   return n;
 }
 
 function time(name: string, v: unknown): number | undefined {
   if (v === undefined || v === null) return undefined;
   const t = typeof v === 'string' ? Date.parse(v) : NaN;
-  if (Number.isNaN(t))
+  if (Number.isNaN(t)) {
     throw new ToolError(`${name} must be an ISO 8601 time (2026-11-29T10:00:00Z), not ${JSON.stringify(v)}`);
+  }
   return t;
 }
 
@@ -133,13 +137,14 @@ export class TeamTools {
     const { teams } = await this.sidecar.request('teamInbox/teams', { includeEnded: true });
     const t = findTeam(teams, want);
     if (!t) throw new ToolError(`unknown team: ${want}`);
-    if (teams.filter(x => x.name === want).length > 1 && t.id !== want)
+    if (teams.filter(x => x.name === want).length > 1 && t.id !== want) {
       throw new ToolError(
         `several teams are named ${want}: use its id (${teams
           .filter(x => x.name === want)
           .map(x => x.id)
           .join(', ')})`,
       );
+    }
     return t;
   }
 

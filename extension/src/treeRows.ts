@@ -70,7 +70,11 @@ export function tokenText(t: TokenUse | null | undefined): string {
 
 export function tokenTooltip(t: TokenUse | null | undefined): string {
   if (!t) return '';
-  return `Tokens: ${compactNumber(t.input)} in, ${compactNumber(t.output)} out, ${compactNumber(t.cacheRead)} cache read, ${compactNumber(t.cacheWrite)} cache write; about $${t.cost.toFixed(2)}`;
+  const n = compactNumber;
+  return (
+    `Tokens: ${n(t.input)} in, ${n(t.output)} out, ${n(t.cacheRead)} cache read, ${n(t.cacheWrite)} cache write; ` +
+    `about $${t.cost.toFixed(2)}`
+  );
 }
 
 export const STATE_ICONS: Record<MemberState['kind'], [string, string | undefined]> = {
@@ -88,7 +92,8 @@ function clock(epochSeconds: number): string {
 /** "working since 12:03 UTC (5m) because …" */
 export function stateTooltip(s: MemberState, now: number = Date.now()): string {
   const since = s.since ? ` since ${clock(s.since)} (${waitedFor(s.since, now)})` : '';
-  return `${s.kind}${since}${s.detail ? ` because: ${s.detail.length > 300 ? s.detail.slice(0, 300) + '…' : s.detail}` : ''}`;
+  const detail = s.detail && s.detail.length > 300 ? s.detail.slice(0, 300) + '…' : s.detail;
+  return `${s.kind}${since}${detail ? ` because: ${detail}` : ''}`;
 }
 
 /** Own inbox first, then the lead, then the others by name; phantoms last. */
@@ -186,13 +191,15 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
       ? 'Your own inbox: opening a message marks it read.'
       : 'Opening a message only marks it seen for you; the file is not touched.',
     m.consumed && !m.owned
-      ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, and the agent never gets them.'
+      ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, ' +
+        'and the agent never gets them.'
       : '',
     m.phantom ? 'Phantom inbox: no member of this name in config.json, nobody reads it.' : '',
     m.left ? 'Left: no longer in the team config; its inbox file stays behind.' : '',
     state ? `State: ${stateTooltip(state, now)}` : '',
     m.activity?.lastActive
-      ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)${m.activity.working ? ', working now' : ''}`
+      ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)` +
+        (m.activity.working ? ', working now' : '')
       : '',
     m.activity?.lastWords ? `Last words: ${firstLine(m.activity.lastWords, 200)}` : '',
     tokenTooltip(m.activity?.tokens),
@@ -220,7 +227,8 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
     tooltip: tip,
     icon,
     color: m.error ? 'problemsWarningIcon.foreground' : (stateIcon?.[1] ?? memberThemeColor(m.color)),
-    contextValue: `inbox${m.owned ? '.owned' : ''}${m.unread ? '.unread' : ''}${m.consumed && !m.owned ? '.consumed' : ''}`,
+    contextValue:
+      'inbox' + (m.owned ? '.owned' : '') + (m.unread ? '.unread' : '') + (m.consumed && !m.owned ? '.consumed' : ''),
     collapsible: true,
   };
 }
@@ -244,7 +252,8 @@ const FRAME_ICONS: Partial<Record<Description['kind'], string>> = {
 /** A tooltip's body: a frame as the sidecar describes it, else the words (cut at 600). */
 function tipBody(msg: Message): string {
   if (frameKind(msg)) return descriptionText(msg);
-  return (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
+  const words = msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text;
+  return (msg.summary ? `${msg.summary}\n\n` : '') + words;
 }
 
 /** `consumed`: an agent reads the inbox, so an unread entry is still undelivered. */
@@ -259,7 +268,9 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
   return {
     label: msg.fromName ?? msg.from, // a member's name, whichever spelling `from` used
     description: [messagePreview(msg, 70), when, msg.archived ? 'archived' : ''].filter(Boolean).join(' · '),
-    tooltip: `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody(msg)}`,
+    tooltip:
+      `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}` +
+      `${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody(msg)}`,
     icon,
     color: msg.archived
       ? 'disabledForeground'
@@ -268,7 +279,11 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
         : frame
           ? 'descriptionForeground'
           : memberThemeColor(msg.color),
-    contextValue: `message${unread ? '.unread' : ''}${msg.archived ? '.archived' : ''}${consumed && !msg.read && !msg.archived ? '.undelivered' : ''}`,
+    contextValue:
+      'message' +
+      (unread ? '.unread' : '') +
+      (msg.archived ? '.archived' : '') +
+      (consumed && !msg.read && !msg.archived ? '.undelivered' : ''),
     collapsible: false,
     state,
   };

@@ -132,7 +132,7 @@ test('a didChange that crosses a page request is applied to its answer', async (
   assert.equal(side.count('teamInbox/messages'), 1);
 });
 
-test('an inbox not listed yet waits for teamsChanged; teamsChanged re-reads the teams once more if it raced', async () => {
+test('an inbox not listed yet waits for teamsChanged; it re-reads the teams once more if it raced', async () => {
   const { side, cache, changes, teams } = setup();
   await cache.loadTeams();
   side.changes.fire(delta({ inbox: 'newcomer' }));
@@ -195,7 +195,7 @@ test('a teamsChanged that brings nothing new does not redraw the tree', async ()
   assert.deepEqual(changes, [{ kind: 'teams' }]);
 });
 
-test('a full page says older messages may be left out; growPage fetches a longer one and deltas keep its length', async () => {
+test('a full page says older messages may be left out; growPage fetches a longer one, deltas keep it', async () => {
   const { side, cache, pages } = setup();
   const long = (n: number) => Array.from({ length: n }, (_, i) => msg({ id: `m${n - i}`, inbox: 'researcher' }));
   side.handlers['teamInbox/messages'] = p =>

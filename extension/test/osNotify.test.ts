@@ -25,7 +25,7 @@ test('attentionPlan: status bar flash and toast always; OS notification only whe
   });
 });
 
-test('attentionPlan: no OS notification where the extension host is away from the person (remote window, browser)', () => {
+test('attentionPlan: no OS notification where the extension host is away from the person (remote, browser)', () => {
   assert.deepEqual(attentionPlan({ shown: true, focused: false, osNotifications: true, away: true }), {
     toast: true,
     flashStatusBar: true,
@@ -52,7 +52,8 @@ test('osNotifyCommand: notify-send on Linux, osascript on macOS, a PowerShell to
   const win = osNotifyCommand('win32', 'Team Inbox', "it's <b> & done")!;
   assert.equal(win.command, 'powershell.exe');
   const script = win.args[win.args.length - 1];
-  assert.ok(script.includes("LoadXml('<toast>") && script.includes('it&apos;s &lt;b&gt; &amp; done'), script); // XML-escaped inside a single-quoted PowerShell string
+  // XML-escaped inside a single-quoted PowerShell string
+  assert.ok(script.includes("LoadXml('<toast>") && script.includes('it&apos;s &lt;b&gt; &amp; done'), script);
   assert.match(script, /ToastNotificationManager/);
   assert.equal(osNotifyCommand('aix', 't', 'b'), undefined);
 });

@@ -19,7 +19,7 @@ import { msg, said, sent } from './fixtures';
 
 // VS Code's own pattern for links in notifications and quick-input prompts (vs/base/common/linkedText.ts,
 // as in the 1.139 workbench bundle); the real check is tests/extension/trust.js in a real VS Code
-const LINKED_TEXT = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^\)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
+const LINKED_TEXT = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
 // VS Code's icon syntax in quick picks and the status bar (vs/base/common/iconLabels.ts)
 const ICON = /(\\)?\$\(([A-Za-z0-9-]+(?:~[A-Za-z]+)?)\)/g;
 
@@ -114,8 +114,9 @@ test('the preview renders everything an agent wrote as text: no link, image or H
   assert.doesNotMatch(html, /<(script|b|i)[\s>]/i, html);
   assert.doesNotMatch(html, /<table/, 'no table from the body');
   // the characters are all there, as text
-  for (const s of [EVIL.command, EVIL.script, EVIL.remote, 'https://example.com'])
+  for (const s of [EVIL.command, EVIL.script, EVIL.remote, 'https://example.com']) {
     assert.ok(html.includes(md.utils.escapeHtml(s)), s);
+  }
   // a frame: the sidecar's line and fields (labels are the frame's keys: code too), the JSON, in code
   const frame = md.render(
     renderMessageMarkdown(

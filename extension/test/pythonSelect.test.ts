@@ -77,7 +77,7 @@ test('an interpreter change restarts the sidecar only when no setting pins one a
   assert.deepEqual(seen, ['/b']);
 });
 
-test("last time's interpreter is taken only while the Python extension activates, no setting pins one, and the file is there", () => {
+test("last time's interpreter: only while the Python extension activates, no setting pins one, the file there", () => {
   const exists = (p: string) => p === '/venv/bin/python3.12';
   assert.deepEqual(rememberedPython('', true, '/venv/bin/python3.12', exists), {
     command: '/venv/bin/python3.12',

@@ -28,8 +28,9 @@ test('markdown: no HTML, no script, no image, no command: or javascript: link', 
 
 test('isWebLink: http(s) only', () => {
   assert.ok(isWebLink('https://example.com'));
-  for (const u of ['command:x', 'file:///etc/passwd', 'javascript:1', 'vscode://x', 'http://a b'])
+  for (const u of ['command:x', 'file:///etc/passwd', 'javascript:1', 'vscode://x', 'http://a b']) {
     assert.equal(isWebLink(u), false, u);
+  }
 });
 
 test('viewTeam: the lead is the default recipient; where you are the lead, everyone', () => {

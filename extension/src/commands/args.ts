@@ -146,8 +146,9 @@ export type DiscardTarget =
   { kind: 'inbox'; team: string; inbox: string; ids: string[] | 'all'; confirmed: boolean } | { kind: 'pick' };
 
 export function discardTarget(arg: DiscardArg, selected?: readonly TreeNode[]): DiscardTarget {
-  if (arg instanceof InboxNode)
+  if (arg instanceof InboxNode) {
     return { kind: 'inbox', team: arg.teamId, inbox: arg.inbox, ids: 'all', confirmed: false };
+  }
   if (arg instanceof MessageNode) {
     // one inbox per question: the clicked row's
     const ids = selectedMessages(arg, selected)

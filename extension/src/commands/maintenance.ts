@@ -25,7 +25,8 @@ export class MaintenanceCommands extends CommandGroup {
     const text =
       r.findings.length === 0
         ? 'Team Inbox doctor: everything looks fine.'
-        : `Team Inbox doctor: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}: ${firstLine(r.findings[0].message, 100)}${r.findings.length > 1 ? ' …' : ''}`;
+        : `Team Inbox doctor: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}: ` +
+          `${firstLine(r.findings[0].message, 100)}${r.findings.length > 1 ? ' …' : ''}`;
     void vscode.window.showInformationMessage(plain(text), 'Show Log').then(c => {
       if (c) this.s.log.show();
     });

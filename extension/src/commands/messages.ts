@@ -55,8 +55,9 @@ export class MessageCommands extends CommandGroup {
     if (!text) return undefined;
     const summary = draft.summary ?? (draft.ask ? await inputSummary() : undefined);
     const r = await this.doSend({ team: msg.team, to: msg.from, text, ...(summary ? { summary } : {}) });
-    if (!msg.seen)
+    if (!msg.seen) {
       await this.s.marks.mark(msg.team, msg.inbox, [msg.id]).catch(e => this.s.log.warn(`marking ${msg.id}: ${e}`));
+    }
     return r;
   });
 
@@ -221,8 +222,9 @@ export class MessageCommands extends CommandGroup {
     const r = await this.doSend({ team, to: to === 'everyone' ? '*' : to, text: body });
     if (r.results.some(x => x.ok)) {
       this.composing.delete(doc.uri.toString());
-      if (vscode.window.activeTextEditor?.document === doc)
+      if (vscode.window.activeTextEditor?.document === doc) {
         await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
       this.updateComposeContext();
     }
     return r;

@@ -54,7 +54,7 @@ export async function pickInbox(
       .filter(filter)
       .map(m => ({
         label: plain(m.name),
-        description: `${plain(teamDisplayName(t))}${m.owned ? ' · you' : ''}${m.unread ? ` · ${m.unread} unread` : ''}`,
+        description: plain(teamDisplayName(t)) + (m.owned ? ' · you' : '') + (m.unread ? ` · ${m.unread} unread` : ''),
         team: t.id,
         inbox: m.inbox,
       })),
@@ -95,7 +95,8 @@ export async function pickMessage(
 function messageItem(cache: MessageCache, m: Message): SearchResultItem {
   return {
     label: `${m.seen ? '' : '$(circle-filled) '}${plain(senderName(m))}`,
-    description: `${plain(cache.team(m.team)?.name ?? m.team)} · ${relativeTime(m.timestamp)}${m.archived ? ' · archived' : ''}`,
+    description:
+      `${plain(cache.team(m.team)?.name ?? m.team)} · ${relativeTime(m.timestamp)}` + (m.archived ? ' · archived' : ''),
     detail: plain(messagePreview(m, 120)),
     message: m,
   };

@@ -44,7 +44,8 @@ export class TeamCommands extends CommandGroup {
     const r = await this.s.sidecar.request(Methods.compact, { team, ...(target.inbox ? { inbox: target.inbox } : {}) });
     if (!target.quiet) {
       void vscode.window.showInformationMessage(
-        `Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${plain(r.team)}; ${r.kept} left in the file.`,
+        `Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox ` +
+          `in ${plain(r.team)}; ${r.kept} left in the file.`,
       );
     }
     return r;
@@ -66,7 +67,9 @@ export class TeamCommands extends CommandGroup {
         plain(`Forget ${name}?`),
         {
           modal: true,
-          detail: `This removes ${n} archived message${n === 1 ? '' : 's'} from ${inboxes} inbox${inboxes === 1 ? '' : 'es'} from Team Inbox's history, for good.`,
+          detail:
+            `This removes ${n} archived message${n === 1 ? '' : 's'} ` +
+            `from ${inboxes} inbox${inboxes === 1 ? '' : 'es'} from Team Inbox's history, for good.`,
         },
         'Forget',
       );

@@ -210,8 +210,9 @@ class TeamPanel implements vscode.Disposable {
       try {
         const r = await this.d.sidecar.request(Methods.send, { team: team.id, to: recipient, text });
         results.push(...r.results.map(recipientResult));
-        if (!r.results.length)
+        if (!r.results.length) {
           results.push({ recipient, ok: false, text: 'Nobody to send to: the team has no other members.' });
+        }
       } catch (e) {
         results.push({
           recipient,
@@ -278,7 +279,9 @@ function html(webview: vscode.Webview, dist: vscode.Uri, teamId: string): string
 }
 
 function gone(teamId: string): string {
-  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head><body><p>No team ${esc(teamId)} any more: it was forgotten, or its folder and history are gone.</p></body></html>`;
+  const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'">`;
+  const text = `No team ${esc(teamId)} any more: it was forgotten, or its folder and history are gone.`;
+  return `<!DOCTYPE html><html><head>${csp}</head><body><p>${text}</p></body></html>`;
 }
 
 /** The panels, one per team; the command and the serializer. */

@@ -115,7 +115,11 @@ export function viewTask(t: Task): ViewTask {
 /** Why a board is empty, where the reason is known. */
 export function tasksNote(team: Team, tasks: readonly Task[]): string {
   if (tasks.length) return '';
-  if (team.format === 'claude')
-    return 'No tasks. Claude Code may have its task tools off: Opus 5 turns them off unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead.';
+  if (team.format === 'claude') {
+    return (
+      'No tasks. Claude Code may have its task tools off: ' +
+      'Opus 5 turns them off unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead.'
+    );
+  }
   return 'No tasks yet.';
 }

@@ -156,7 +156,9 @@ function memberRow(m: ViewMember): HTMLElement {
     {
       class: 'member' + (state.member === m.name ? ' active' : ''),
       'aria-pressed': String(state.member === m.name),
-      'aria-label': `${m.name}${roles ? ` (${roles})` : ''}${stateText ? `, ${stateText}` : ''}: show only their messages and write to them`,
+      'aria-label':
+        `${m.name}${roles ? ` (${roles})` : ''}${stateText ? `, ${stateText}` : ''}` +
+        ': show only their messages and write to them',
     },
     h('span', { class: 'dot' + colorClass(m.color), 'aria-hidden': 'true' }),
     h('span', { class: 'name', text: m.name }),
@@ -288,8 +290,9 @@ function messageEl(v: ViewMessage): HTMLElement {
     const c = v.card;
     const card = h('div', { class: `card card-${c.type}` }, h('div', { class: 'card-title', text: c.title }));
     if (c.state) card.append(h('span', { class: `card-state state-${c.state}`, text: c.state }));
-    if (c.fields.length)
+    if (c.fields.length) {
       card.append(h('dl', {}, ...c.fields.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: val })])));
+    }
     if (c.body) card.append(foldable(c.body));
     art.append(card);
   } else {
