@@ -39,6 +39,8 @@ from pygls.lsp.client import LanguageClient
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support.entries import claude_entry  # noqa: E402 (nothing of teaminbox: fine for an old build)
 from teaminbox.formats import get
 from teaminbox.server import plain_converter
 from teaminbox.store import messages, parse
@@ -104,16 +106,16 @@ FILLER = "The quick brown fox reports: tests pass; next step is the auth module.
 def make_entry(i: int, text_bytes: int, sender: str = "researcher") -> dict[str, Any]:
     head = f"msg {i}: "
     body = (FILLER * (text_bytes // len(FILLER) + 1))[: max(0, text_bytes - len(head))]
-    return {
-        "from": sender,
-        "text": head + body,
-        "summary": f"update {i}",
-        "timestamp": iso(i),
-        "color": "blue",
-        "read": i % 2 == 0,
-        "type": "message",
-        "msg_id": f"00000000-0000-4000-8000-{i:012d}",
-    }
+    return claude_entry(
+        sender,
+        head + body,
+        iso(i),
+        read=i % 2 == 0,
+        summary=f"update {i}",
+        color="blue",
+        type="message",
+        msg_id=f"00000000-0000-4000-8000-{i:012d}",
+    )
 
 
 def dumps(entries: list[dict[str, Any]]) -> bytes:

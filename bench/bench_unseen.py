@@ -21,20 +21,17 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+from support.entries import claude_entry  # noqa: E402 (tests/ on the path first)
 
 
 def entry(i: int, read: bool) -> dict[str, Any]:
-    return {
-        "from": "team-lead",
-        "text": f"message {i} " + "x" * 200,
-        "timestamp": f"2026-02-09T17:{i // 60000 % 60:02d}:{i // 1000 % 60:02d}.{i % 1000:03d}Z",
-        "read": read,
-    }
+    ts = f"2026-02-09T17:{i // 60000 % 60:02d}:{i // 1000 % 60:02d}.{i % 1000:03d}Z"
+    return claude_entry("team-lead", f"message {i} " + "x" * 200, ts, read=read)
 
 
 def child(size: int, seen: int, changes: int) -> None:
     """One run with this interpreter's teaminbox: prints JSON figures."""
-    sys.path.insert(0, str(REPO / "tests"))
     from support.world import make_teams
     from teaminbox.history import History
     from teaminbox.tracker import Tracker

@@ -283,6 +283,17 @@ def _comment(text: str, indent: str = "") -> list[str]:
     return [f"{indent}/** {text.replace('*/', '* /')} */"] if text else []
 
 
+def _ts_field(key: str, ty: str) -> list[str]:
+    """A field's line; a union of plain names too long for 120 characters, one member a line
+    (as Prettier writes it: the TypeScript keeps to 120 characters a line)."""
+    line = f"  {key}: {ty};"
+    if len(line) <= 120 or " | " not in ty or re.search(r"[()<>{}\[\]]", ty):
+        return [line]
+    lines = [f"  {key}:", *(f"    | {part}" for part in ty.split(" | "))]
+    lines[-1] += ";"
+    return lines
+
+
 def render_ts(c: Contract) -> str:
     out = [TS_HEADER]
     for s in c.ordered():
@@ -295,7 +306,7 @@ def render_ts(c: Contract) -> str:
         for f in s.fields:
             out += _comment(f.note, "  ")
             key = f.name if re.fullmatch(r"[A-Za-z_$][\w$]*", f.name) else json.dumps(f.name)
-            out.append(f"  {key}{'?' if optional(s, f) else ''}: {ts_type(f.hint)};")
+            out += _ts_field(f"{key}{'?' if optional(s, f) else ''}", ts_type(f.hint))
         out.append("}")
         out.append("")
 

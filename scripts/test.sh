@@ -8,7 +8,8 @@ usage() {
 Usage: bash scripts/test.sh [--python-only | --extension-only] [--list]
 
 Without options, runs everything (what CI runs):
-  lint       ruff and mypy (strict); tsc and the TypeScript unit tests (node:test)
+  lint       ruff and mypy (strict); tsc, eslint and prettier --check (npm run lint,
+             npm run format:check) and the TypeScript unit tests (node:test)
   python     pytest: unit, interop and end-to-end (tests/unit, tests/interop, tests/e2e)
   extension  the VS Code extension in a real VS Code (tests/extension/run.sh; the first
              run installs code-server, Node 24 and chromium into ~/.cache/teaminbox)
@@ -46,9 +47,11 @@ for step in "${steps[@]}"; do
       echo "== lint and types"
       .venv/bin/ruff check sidecar tests bench
       .venv/bin/mypy
-      echo "== TypeScript: types and unit tests"
+      echo "== TypeScript: types, eslint, prettier and unit tests"
       npm ci --silent
       npm run --silent typecheck
+      npm run --silent lint
+      npm run --silent format:check
       npm test --silent
       ;;
     python)

@@ -44,7 +44,9 @@ export class BurstCollector<T> {
     if (items.length) this.flushFn(items);
   }
 
-  get pending(): number { return this.items.length; }
+  get pending(): number {
+    return this.items.length;
+  }
 
   dispose(): void {
     if (this.timer !== undefined) this.timers.clear(this.timer);

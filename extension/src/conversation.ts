@@ -14,7 +14,10 @@ function time(m: Message): number {
 
 /** Newest first; ties keep their order. */
 export function sortNewestFirst(list: Message[]): Message[] {
-  return list.map((m, i) => [m, i] as const).sort((a, b) => time(b[0]) - time(a[0]) || a[1] - b[1]).map(x => x[0]);
+  return list
+    .map((m, i) => [m, i] as const)
+    .sort((a, b) => time(b[0]) - time(a[0]) || a[1] - b[1])
+    .map(x => x[0]);
 }
 
 /**
@@ -22,19 +25,30 @@ export function sortNewestFirst(list: Message[]): Message[] {
  * ones replaced, removed ones kept (they were delivered: the history still has them) as archived.
  * Idempotent, like the inbox pages.
  */
-export function applyConversationDelta(list: readonly Message[], d: Pick<DidChangeParams, 'inbox' | 'added' | 'removed' | 'updated'>, consumed = false, limit = CONVERSATION_LIMIT): Message[] {
+export function applyConversationDelta(
+  list: readonly Message[],
+  d: Pick<DidChangeParams, 'inbox' | 'added' | 'removed' | 'updated'>,
+  consumed = false,
+  limit = CONVERSATION_LIMIT,
+): Message[] {
   const index = new Map(list.map((m, i) => [convKey(m), i]));
   const out = list.slice();
   const removed = new Set(d.removed);
   out.forEach((m, i) => {
-    if (m.inbox === d.inbox && removed.has(m.id) && !m.archived) out[i] = { ...m, archived: true, delivery: m.delivery === 'waiting' ? 'delivered' : m.delivery };
+    if (m.inbox === d.inbox && removed.has(m.id) && !m.archived) {
+      out[i] = { ...m, archived: true, delivery: m.delivery === 'waiting' ? 'delivered' : m.delivery };
+    }
   });
   let fresh = false;
   for (const x of [...d.updated, ...d.added]) {
     const m = withDelivery(x, consumed);
     const i = index.get(convKey(m));
     if (i !== undefined) out[i] = m;
-    else { index.set(convKey(m), out.length); out.push(m); fresh = true; }
+    else {
+      index.set(convKey(m), out.length);
+      out.push(m);
+      fresh = true;
+    }
   }
   return (fresh ? sortNewestFirst(out) : out).slice(0, limit);
 }
@@ -67,15 +81,26 @@ export const TASK_GROUPS: ReadonlyArray<{ status: string; label: string; icon: s
   { status: 'completed', label: 'Completed', icon: 'pass' },
 ];
 
-/** Tasks by status, in board order (in progress, pending, blocked, completed); empty groups left out; unknown statuses last. */
-export function groupTasks(tasks: readonly Task[]): Array<{ status: string; label: string; icon: string; tasks: Task[] }> {
+/**
+ * Tasks by status, in board order (in progress, pending, blocked, completed); empty groups left out;
+ * unknown statuses last.
+ */
+export function groupTasks(
+  tasks: readonly Task[],
+): Array<{ status: string; label: string; icon: string; tasks: Task[] }> {
   const known = TASK_GROUPS.map(g => ({ ...g, tasks: tasks.filter(t => t.status === g.status) }));
-  const others = [...new Set(tasks.map(t => t.status).filter(s => !TASK_GROUPS.some(g => g.status === s)))]
-    .map(s => ({ status: s, label: s, icon: 'question', tasks: tasks.filter(t => t.status === s) }));
+  const others = [...new Set(tasks.map(t => t.status).filter(s => !TASK_GROUPS.some(g => g.status === s)))].map(s => ({
+    status: s,
+    label: s,
+    icon: 'question',
+    tasks: tasks.filter(t => t.status === s),
+  }));
   return [...known, ...others].filter(g => g.tasks.length > 0);
 }
 
-export function taskLabel(t: Pick<Task, 'id' | 'subject'>): string { return `#${t.id} ${t.subject}`; }
+export function taskLabel(t: Pick<Task, 'id' | 'subject'>): string {
+  return `#${t.id} ${t.subject}`;
+}
 
 export function taskDescription(t: Task): string {
   const parts: string[] = [];
@@ -94,7 +119,9 @@ export function taskTooltip(t: Task): string {
     t.blockedBy.length ? `Blocked by: ${t.blockedBy.map(b => '#' + b).join(', ')}` : '',
     t.blocks.length ? `Blocks: ${t.blocks.map(b => '#' + b).join(', ')}` : '',
     t.description ? `\n${t.description.length > 600 ? t.description.slice(0, 600) + '…' : t.description}` : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 const AROUND_MS = 10 * 60_000;
@@ -111,15 +138,23 @@ export function taskMessages(task: Task, conversation: readonly Message[]): Mess
     return conversation.filter(m => m.text.includes(task.subject) || new RegExp(`#${task.id}\\b`).test(m.text));
   }
   const times = frames.map(time);
-  const lo = Math.min(...times) - AROUND_MS, hi = Math.max(...times) + AROUND_MS;
+  const lo = Math.min(...times) - AROUND_MS,
+    hi = Math.max(...times) + AROUND_MS;
   const owner = task.owner;
-  return conversation.filter(m => frames.includes(m) || (!!owner && (m.fromName === owner || m.from === owner || m.inbox === owner) && time(m) >= lo && time(m) <= hi));
+  return conversation.filter(
+    m =>
+      frames.includes(m) ||
+      (!!owner && (m.fromName === owner || m.from === owner || m.inbox === owner) && time(m) >= lo && time(m) <= hi),
+  );
 }
 
 // ---- needs attention ----
 
 export const ATTENTION_ICONS: Record<AttentionItem['kind'], string> = {
-  plan: 'checklist', permission: 'shield', stalled: 'warning', unanswered: 'comment-unresolved',
+  plan: 'checklist',
+  permission: 'shield',
+  stalled: 'warning',
+  unanswered: 'comment-unresolved',
 };
 
 /** "5m" / "2h" / "3d" since epoch seconds. */

@@ -57,15 +57,23 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     return { python: settings.python, options: toInitOptions(settings, workspaceFolderPaths()), pycache };
   };
   let started = '';
-  const sidecar = new SidecarClient(context.extensionPath, log, () => {
-    const c = sidecarConfig();
-    started = JSON.stringify(c);
-    return c;
-  }, context.workspaceState);
+  const sidecar = new SidecarClient(
+    context.extensionPath,
+    log,
+    () => {
+      const c = sidecarConfig();
+      started = JSON.stringify(c);
+      return c;
+    },
+    context.workspaceState,
+  );
   current = sidecar;
   const cache = new MessageCache(sidecar, line => log.info(line));
   // the last session's teams, drawn until the sidecar's first answer
-  const memo = new TeamsMemo(vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'last-teams.json').fsPath, line => log.warn(line));
+  const memo = new TeamsMemo(
+    vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'last-teams.json').fsPath,
+    line => log.warn(line),
+  );
   const last = memo.read();
   if (last?.length) cache.seed(last);
   // start now and ask for the teams as soon as it runs: the view's first getChildren joins this
@@ -82,39 +90,70 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const teams = new TeamCommands(services);
   const maintenance = new MaintenanceCommands(services);
   const teamViews = registerTeamViews(context, { cache, sidecar, log });
-  const notifier = new Notifier(sidecar, cache, {
-    reply: m => messages.reply({ message: m }),
-    open: m => teamViews.views.openMessage(m),
-    markRead: ms => marks.markMessages(ms),
-    focusView: () => teams.focus(),
-    flash: text => status.flash(text),
-  }, log);
+  const notifier = new Notifier(
+    sidecar,
+    cache,
+    {
+      reply: m => messages.reply({ message: m }),
+      open: m => teamViews.views.openMessage(m),
+      markRead: ms => marks.markMessages(ms),
+      focusView: () => teams.focus(),
+      flash: text => status.flash(text),
+    },
+    log,
+  );
 
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
   context.subscriptions.push(...registerLmTools(sidecar, cache, log));
   const { defs: mcp, disposables: mcpParts } = registerMcpDefinition(sidecar, context, log);
   context.subscriptions.push(...mcpParts);
   context.subscriptions.push(...registerPermissions(sidecar, context.extensionPath, log));
-  const restart = (why: string) => { log.info(`${why}: restarting the sidecar`); void sidecar.restart(); };
+  const restart = (why: string) => {
+    log.info(`${why}: restarting the sidecar`);
+    void sidecar.restart();
+  };
   log.info(`workspace trusted: ${vscode.workspace.isTrusted}`);
   void announceIgnored(log).catch(e => log.warn(`Restricted Mode notice: ${e}`));
   context.subscriptions.push(
-    log, sidecar, cache, status, notifier, content, ...viewParts, ...taskParts, ...teamViews.disposables,
+    log,
+    sidecar,
+    cache,
+    status,
+    notifier,
+    content,
+    ...viewParts,
+    ...taskParts,
+    ...teamViews.disposables,
     vscode.workspace.registerTextDocumentContentProvider(MESSAGE_SCHEME, content),
-    ...messages.register(), ...teams.register(), ...maintenance.register(),
+    ...messages.register(),
+    ...teams.register(),
+    ...maintenance.register(),
     // only when what the sidecar runs with changes: a Restricted Mode workspace editing an ignored
     // setting changes nothing
-    vscode.workspace.onDidChangeConfiguration(e => { if (needsRestart(e) && JSON.stringify(sidecarConfig()) !== started) restart('Settings changed'); }),
+    vscode.workspace.onDidChangeConfiguration(e => {
+      if (needsRestart(e) && JSON.stringify(sidecarConfig()) !== started) restart('Settings changed');
+    }),
     // each workspace folder is a root (its .team/): the sidecar takes roots at initialize only
     vscode.workspace.onDidChangeWorkspaceFolders(() => restart('Workspace folders changed')),
     // trusted now: the workspace's own settings apply (when they change what the sidecar runs with)
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      if (JSON.stringify(sidecarConfig()) !== started) restart('The workspace is trusted now: its Team Inbox settings apply');
+      if (JSON.stringify(sidecarConfig()) !== started) {
+        restart('The workspace is trusted now: its Team Inbox settings apply');
+      }
     }),
   );
   // the Python extension's interpreter runs the sidecar unless teamInbox.python names one: follow it
-  void watchInterpreter(log, () => getSettings().python, () => sidecar.python, restart)
-    .then(d => { if (d) context.subscriptions.push(d); }, e => log.warn(`watching the Python interpreter: ${e}`));
+  void watchInterpreter(
+    log,
+    () => getSettings().python,
+    () => sidecar.python,
+    restart,
+  ).then(
+    d => {
+      if (d) context.subscriptions.push(d);
+    },
+    e => log.warn(`watching the Python interpreter: ${e}`),
+  );
   return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo, mcp };
 }
 
@@ -128,10 +167,21 @@ async function announceIgnored(log: vscode.LogOutputChannel): Promise<void> {
   const names = ignored.join(', ');
   log.warn(`Restricted Mode: ignoring this workspace's ${names}; using your user settings`);
   const MANAGE = vscode.l10n.t('Manage Workspace Trust');
-  void vscode.window.showWarningMessage(vscode.l10n.t(
-    'Team Inbox: this workspace is in Restricted Mode, so its {0} {1} ignored: a repository may not choose the program Team Inbox runs, the files it writes, whose inbox is yours or how long your history is kept. Your user settings apply instead; trust the workspace to use its own.',
-    names, ignored.length === 1 ? vscode.l10n.t('setting is') : vscode.l10n.t('settings are')), MANAGE)
-    .then(c => { if (c === MANAGE) void vscode.commands.executeCommand('workbench.trust.manage'); });
+  void vscode.window
+    .showWarningMessage(
+      vscode.l10n.t(
+        'Team Inbox: this workspace is in Restricted Mode, so its {0} {1} ignored: ' +
+          'a repository may not choose the program Team Inbox runs, the files it writes, ' +
+          'whose inbox is yours or how long your history is kept. ' +
+          'Your user settings apply instead; trust the workspace to use its own.',
+        names,
+        ignored.length === 1 ? vscode.l10n.t('setting is') : vscode.l10n.t('settings are'),
+      ),
+      MANAGE,
+    )
+    .then(c => {
+      if (c === MANAGE) void vscode.commands.executeCommand('workbench.trust.manage');
+    });
 }
 
 export function deactivate(): Thenable<void> | undefined {

@@ -7,10 +7,35 @@ import { PAGE_LIMIT, type CacheChange, type MessageCache } from './messageCache'
 import type { SidecarPort } from './sidecarPort';
 import type { Member, Message, Team } from './protocol';
 import {
-  AttentionGroupNode, AttentionNode, ConversationMessageNode, ConversationNode, EndedGroupNode, InboxNode, MessageNode, OlderNode, TeamNode, TreeNode,
-  attentionNodeId, convMessageNodeId, conversationNodeId, inboxNodeId, messageNodeId, olderNodeId, teamNodeId,
+  AttentionGroupNode,
+  AttentionNode,
+  ConversationMessageNode,
+  ConversationNode,
+  EndedGroupNode,
+  InboxNode,
+  MessageNode,
+  OlderNode,
+  TeamNode,
+  TreeNode,
+  attentionNodeId,
+  convMessageNodeId,
+  conversationNodeId,
+  inboxNodeId,
+  messageNodeId,
+  olderNodeId,
+  teamNodeId,
 } from './treeNodes';
-import { Row, attentionRow, conversationRow, memberRow, messageRow, sortMembers, splitEnded, teamDisplayName, teamRow } from './treeRows';
+import {
+  Row,
+  attentionRow,
+  conversationRow,
+  memberRow,
+  messageRow,
+  sortMembers,
+  splitEnded,
+  teamDisplayName,
+  teamRow,
+} from './treeRows';
 import { convKey } from './conversation';
 import { errorText } from './render';
 
@@ -30,7 +55,9 @@ export const SHOWN_FIRST = 10;
 export const SHOWN_STEP = 50;
 const STARTING = 'Starting the sidecar: these are the teams as they were last time.';
 
-export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable {
+export class InboxTreeProvider
+  implements vscode.TreeDataProvider<TreeNode>, vscode.FileDecorationProvider, vscode.Disposable
+{
   /** One node object per id, for as long as the row exists. */
   private readonly nodes = new Map<string, TreeNode>();
   private readonly children = new Map<string, string[]>();
@@ -47,14 +74,22 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   private badgeTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly cache: MessageCache, private readonly sidecar: SidecarPort, private readonly log: (line: string) => void = () => undefined) {
+  constructor(
+    private readonly cache: MessageCache,
+    private readonly sidecar: SidecarPort,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
     this.subscriptions = [
       cache.onDidChange(c => this.redraw(c)),
-      sidecar.onDidChangeState(s => { if (s === 'failed') this.redraw({ kind: 'teams' }); }),
+      sidecar.onDidChangeState(s => {
+        if (s === 'failed') this.redraw({ kind: 'teams' });
+      }),
     ];
   }
 
-  attach(view: vscode.TreeView<TreeNode>): void { this.view = view; }
+  attach(view: vscode.TreeView<TreeNode>): void {
+    this.view = view;
+  }
 
   private fire(node: TreeNode | undefined, kind: 'root' | 'team' | 'inbox' | 'conversation' | 'attention'): void {
     this.refreshes[kind]++;
@@ -68,8 +103,10 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     if (c.kind === 'attention') {
       const group = this.nodes.get(ATTENTION_ID);
       const has = this.cache.attention.length > 0;
-      if (group instanceof AttentionGroupNode && has) { group.items = [...this.cache.attention]; this.fire(group, 'attention'); }
-      else if (group || has) this.fire(undefined, 'root'); // the group comes or goes
+      if (group instanceof AttentionGroupNode && has) {
+        group.items = [...this.cache.attention];
+        this.fire(group, 'attention');
+      } else if (group || has) this.fire(undefined, 'root'); // the group comes or goes
       return;
     }
     if (c.kind === 'conversation') {
@@ -106,15 +143,30 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     this.refreshData(node);
     const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
     const row = this.row(node);
-    const expanded = (node.kind === 'team' && !node.team.ended && !node.provisional) || node.kind === 'attentionGroup' || (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
+    const expanded =
+      (node.kind === 'team' && !node.team.ended && !node.provisional) ||
+      node.kind === 'attentionGroup' ||
+      (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
     const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
-    if (node.kind === 'message') item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
-    if (node.kind === 'older') item.command = { command: 'teamInbox.showOlder', title: 'Show Older Messages', arguments: [node] };
+    if (node.kind === 'message') {
+      item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
+    }
+    if (node.kind === 'older') {
+      item.command = { command: 'teamInbox.showOlder', title: 'Show Older Messages', arguments: [node] };
+    }
     if (node.kind === 'convMessage') {
-      item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [{ team: node.teamId, inbox: node.message.inbox, id: node.message.id }] };
+      item.command = {
+        command: 'teamInbox.openMessage',
+        title: 'Open Message',
+        arguments: [{ team: node.teamId, inbox: node.message.inbox, id: node.message.id }],
+      };
     }
     if (node.kind === 'attention' && node.item.kind === 'unanswered' && node.item.messageId && node.item.inbox) {
-      item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [{ team: node.item.team, inbox: node.item.inbox, id: node.item.messageId }] };
+      item.command = {
+        command: 'teamInbox.openMessage',
+        title: 'Open Message',
+        arguments: [{ team: node.item.team, inbox: node.item.inbox, id: node.item.messageId }],
+      };
     }
     return item;
   }
@@ -127,25 +179,58 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   private row(node: TreeNode): Row {
     switch (node.kind) {
-      case 'team': return teamRow(node.team);
-      case 'inbox': return memberRow(node.team, node.member);
-      case 'message': return messageRow(node.message, node.member.consumed && !node.member.owned);
+      case 'team':
+        return teamRow(node.team);
+      case 'inbox':
+        return memberRow(node.team, node.member);
+      case 'message':
+        return messageRow(node.message, node.member.consumed && !node.member.owned);
       case 'conversation': {
         const n = this.cache.conversation(node.teamId)?.length;
-        return { label: 'Conversation', description: n === undefined ? '' : `${n} message${n === 1 ? '' : 's'}`,
-          tooltip: 'Every message of the team, newest first, and whether it reached its reader (waiting / delivered / read)',
-          icon: 'comment-discussion', contextValue: 'conversation', collapsible: true };
+        return {
+          label: 'Conversation',
+          description: n === undefined ? '' : `${n} message${n === 1 ? '' : 's'}`,
+          tooltip:
+            'Every message of the team, newest first, and whether it reached its reader (waiting / delivered / read)',
+          icon: 'comment-discussion',
+          contextValue: 'conversation',
+          collapsible: true,
+        };
       }
-      case 'older': return { label: 'Older messages', description: node.hidden ? `${node.hidden} more` : '',
-        tooltip: node.hidden ? `Show ${Math.min(node.hidden, SHOWN_STEP)} more of this inbox's messages` : `Fetch ${SHOWN_STEP} older messages of this inbox`,
-        icon: 'history', contextValue: 'older', collapsible: false };
-      case 'convMessage': return conversationRow(node.message);
-      case 'ended': return { label: 'Ended', description: `${node.count} team${node.count === 1 ? '' : 's'}`,
-        tooltip: 'Teams whose folder is gone (Claude Code deletes a session team on exit): read-only, from the history',
-        icon: 'archive', color: 'disabledForeground', contextValue: 'endedGroup', collapsible: true };
-      case 'attentionGroup': return { label: 'Needs attention', description: String(node.items.length),
-        tooltip: 'Requests nobody answered, stalled members, messages to you without an answer',
-        icon: 'bell-dot', color: 'notificationsWarningIcon.foreground', contextValue: 'attentionGroup', collapsible: true };
+      case 'older':
+        return {
+          label: 'Older messages',
+          description: node.hidden ? `${node.hidden} more` : '',
+          tooltip: node.hidden
+            ? `Show ${Math.min(node.hidden, SHOWN_STEP)} more of this inbox's messages`
+            : `Fetch ${SHOWN_STEP} older messages of this inbox`,
+          icon: 'history',
+          contextValue: 'older',
+          collapsible: false,
+        };
+      case 'convMessage':
+        return conversationRow(node.message);
+      case 'ended':
+        return {
+          label: 'Ended',
+          description: `${node.count} team${node.count === 1 ? '' : 's'}`,
+          tooltip:
+            'Teams whose folder is gone (Claude Code deletes a session team on exit): read-only, from the history',
+          icon: 'archive',
+          color: 'disabledForeground',
+          contextValue: 'endedGroup',
+          collapsible: true,
+        };
+      case 'attentionGroup':
+        return {
+          label: 'Needs attention',
+          description: String(node.items.length),
+          tooltip: 'Requests nobody answered, stalled members, messages to you without an answer',
+          icon: 'bell-dot',
+          color: 'notificationsWarningIcon.foreground',
+          contextValue: 'attentionGroup',
+          collapsible: true,
+        };
       case 'attention': {
         const t = this.cache.team(node.item.team);
         return attentionRow(node.item, t ? teamDisplayName(t) : node.item.team);
@@ -168,7 +253,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     const member = team.members.find(m => m.inbox === node.inbox);
     if (!member) return;
     node.member = member;
-    if (node.kind === 'message') node.message = this.cache.message(team.id, member.inbox, node.message.id) ?? node.message;
+    if (node.kind === 'message') {
+      node.message = this.cache.message(team.id, member.inbox, node.message.id) ?? node.message;
+    }
   }
 
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
@@ -187,7 +274,10 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
           this.log(`drawn: the last session's ${last.length} teams, until the sidecar answers`);
           // collapsed, under ids of their own: VS Code draws nothing before the rows under every
           // expanded node are in, and each level is a round trip while Python starts
-          return this.adopt(ROOT, splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true)));
+          return this.adopt(
+            ROOT,
+            splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true)),
+          );
         }
         const attention = this.cache.loadAttention().catch(() => [] as const);
         const teams = await this.cache.loadTeams();
@@ -195,23 +285,62 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
         const { live, ended } = splitEnded(teams);
         // VS Code draws the teams only once the inboxes it expands have their rows: ask for those
         // pages now, not two round trips from now
-        for (const t of live) for (const m of t.members) if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
+        for (const t of live) {
+          for (const m of t.members) {
+            if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
+          }
+        }
         const items = await attention;
         this.updateBadge();
         const top: TreeNode[] = [];
-        if (items.length) top.push(this.keep(ATTENTION_ID, AttentionGroupNode, () => new AttentionGroupNode([...items]), n => { n.items = [...items]; }));
+        if (items.length) {
+          top.push(
+            this.keep(
+              ATTENTION_ID,
+              AttentionGroupNode,
+              () => new AttentionGroupNode([...items]),
+              n => {
+                n.items = [...items];
+              },
+            ),
+          );
+        }
         top.push(...live.map(t => this.teamNode(t)));
-        if (ended.length) top.push(this.keep(ENDED_ID, EndedGroupNode, () => new EndedGroupNode(ended.length), n => { n.count = ended.length; }));
+        if (ended.length) {
+          top.push(
+            this.keep(
+              ENDED_ID,
+              EndedGroupNode,
+              () => new EndedGroupNode(ended.length),
+              n => {
+                n.count = ended.length;
+              },
+            ),
+          );
+        }
         return this.adopt(ROOT, top);
       }
       if (node.kind === 'ended') {
-        return this.adopt(node.id, splitEnded(this.cache.teams).ended.map(t => this.teamNode(t)));
+        return this.adopt(
+          node.id,
+          splitEnded(this.cache.teams).ended.map(t => this.teamNode(t)),
+        );
       }
       if (node.kind === 'attentionGroup') {
-        return this.adopt(node.id, this.cache.attention.map(i => {
-          const id = attentionNodeId(i);
-          return this.keep(id, AttentionNode, () => new AttentionNode(id, i), n => { n.item = i; });
-        }));
+        return this.adopt(
+          node.id,
+          this.cache.attention.map(i => {
+            const id = attentionNodeId(i);
+            return this.keep(
+              id,
+              AttentionNode,
+              () => new AttentionNode(id, i),
+              n => {
+                n.item = i;
+              },
+            );
+          }),
+        );
       }
       if (node.kind === 'team') {
         if (node.provisional) return []; // the live row replaces it
@@ -221,10 +350,21 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
       }
       if (node.kind === 'conversation') {
         const list = await this.cache.loadConversation(node.teamId);
-        return this.adopt(node.id, list.map(m => {
-          const id = convMessageNodeId(node.teamId, m.inbox, m.id);
-          return this.keep(id, ConversationMessageNode, () => new ConversationMessageNode(id, node.team, m), n => { n.team = node.team; n.message = m; });
-        }));
+        return this.adopt(
+          node.id,
+          list.map(m => {
+            const id = convMessageNodeId(node.teamId, m.inbox, m.id);
+            return this.keep(
+              id,
+              ConversationMessageNode,
+              () => new ConversationMessageNode(id, node.team, m),
+              n => {
+                n.team = node.team;
+                n.message = m;
+              },
+            );
+          }),
+        );
       }
       if (node.kind === 'inbox') {
         const page = await this.cache.loadPage(node.teamId, node.inbox);
@@ -249,13 +389,23 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
   }
 
   /** The node drawn with this id (`inboxNodeId(...)` etc.), if any: for tests. */
-  find(id: string): TreeNode | undefined { return this.nodes.get(id); }
+  find(id: string): TreeNode | undefined {
+    return this.nodes.get(id);
+  }
 
   /** The node kept under `id`, its data brought up to date, or a new one: VS Code keeps a row's
    * expansion by its node's identity. */
-  private keep<N extends TreeNode>(id: string, kind: new (...args: never[]) => N, make: () => N, update: (n: N) => void): N {
+  private keep<N extends TreeNode>(
+    id: string,
+    kind: new (...args: never[]) => N,
+    make: () => N,
+    update: (n: N) => void,
+  ): N {
     const n = this.nodes.get(id);
-    if (n instanceof kind) { update(n); return n; }
+    if (n instanceof kind) {
+      update(n);
+      return n;
+    }
     const made = make();
     this.nodes.set(id, made);
     return made;
@@ -263,38 +413,76 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   private conversationNode(team: Team): ConversationNode {
     const id = conversationNodeId(team.id);
-    return this.keep(id, ConversationNode, () => new ConversationNode(id, team), n => { n.team = team; });
+    return this.keep(
+      id,
+      ConversationNode,
+      () => new ConversationNode(id, team),
+      n => {
+        n.team = team;
+      },
+    );
   }
 
   /** The badge: unread messages to the person plus what needs their attention. Drawn a moment
    * after the change that moved it: the window draws the new row first, and a burst moves it once. */
   updateBadge(): void {
     if (this.badgeTimer) return;
-    this.badgeTimer = setTimeout(() => { this.badgeTimer = undefined; this.drawBadge(); }, AFTER_ROW_MS);
+    this.badgeTimer = setTimeout(() => {
+      this.badgeTimer = undefined;
+      this.drawBadge();
+    }, AFTER_ROW_MS);
   }
 
   private drawBadge(): void {
     if (!this.view) return;
-    const unread = this.cache.unread, attention = this.cache.attention.length;
+    const unread = this.cache.unread,
+      attention = this.cache.attention.length;
     const n = unread + attention;
-    const parts = [unread ? `${unread} unread message${unread === 1 ? '' : 's'}` : '', attention ? `${attention} need${attention === 1 ? 's' : ''} attention` : ''].filter(Boolean);
+    const parts = [
+      unread ? `${unread} unread message${unread === 1 ? '' : 's'}` : '',
+      attention ? `${attention} need${attention === 1 ? 's' : ''} attention` : '',
+    ].filter(Boolean);
     const badge = n > 0 ? { value: n, tooltip: parts.join(', ') } : undefined;
     if (JSON.stringify(this.view.badge) !== JSON.stringify(badge)) this.view.badge = badge;
   }
 
   private teamNode(team: Team): TeamNode {
     const id = teamNodeId(team.id);
-    return this.keep(id, TeamNode, () => new TeamNode(id, team), n => { n.team = team; });
+    return this.keep(
+      id,
+      TeamNode,
+      () => new TeamNode(id, team),
+      n => {
+        n.team = team;
+      },
+    );
   }
 
   private inboxNode(team: Team, member: Member): InboxNode {
     const id = inboxNodeId(team.id, member.inbox);
-    return this.keep(id, InboxNode, () => new InboxNode(id, team, member), n => { n.team = team; n.member = member; });
+    return this.keep(
+      id,
+      InboxNode,
+      () => new InboxNode(id, team, member),
+      n => {
+        n.team = team;
+        n.member = member;
+      },
+    );
   }
 
   private olderNode(team: Team, member: Member, hidden: number): OlderNode {
     const id = olderNodeId(team.id, member.inbox);
-    return this.keep(id, OlderNode, () => new OlderNode(id, team, member, hidden), n => { n.team = team; n.member = member; n.hidden = hidden; });
+    return this.keep(
+      id,
+      OlderNode,
+      () => new OlderNode(id, team, member, hidden),
+      n => {
+        n.team = team;
+        n.member = member;
+        n.hidden = hidden;
+      },
+    );
   }
 
   /** The "Older messages" row: the next step of that inbox, fetched when the page ends first. */
@@ -304,14 +492,25 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
     this.shown.set(inbox, next);
     const have = this.cache.page(node.teamId, node.inbox)?.length ?? 0;
     // past the page: fetch a page more at once, not a step (a request per click)
-    if (next > have && this.cache.pageFull(node.teamId, node.inbox)) await this.cache.growPage(node.teamId, node.inbox, have + PAGE_LIMIT);
+    if (next > have && this.cache.pageFull(node.teamId, node.inbox)) {
+      await this.cache.growPage(node.teamId, node.inbox, have + PAGE_LIMIT);
+    }
     const parent = this.nodes.get(inbox);
     if (parent) this.fire(parent, 'inbox');
   }
 
   private messageNode(team: Team, member: Member, message: Message): MessageNode {
     const id = messageNodeId(team.id, member.inbox, message.id);
-    return this.keep(id, MessageNode, () => new MessageNode(id, team, member, message), n => { n.team = team; n.member = member; n.message = message; });
+    return this.keep(
+      id,
+      MessageNode,
+      () => new MessageNode(id, team, member, message),
+      n => {
+        n.team = team;
+        n.member = member;
+        n.message = message;
+      },
+    );
   }
 
   /** Records a parent's children and forgets the nodes of rows that are gone. */
@@ -337,7 +536,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     if (uri.scheme !== ITEM_SCHEME) return undefined;
-    if (uri.query === 'archived') return { color: new vscode.ThemeColor('disabledForeground'), tooltip: 'Archived: no longer in the inbox file' };
+    if (uri.query === 'archived') {
+      return { color: new vscode.ThemeColor('disabledForeground'), tooltip: 'Archived: no longer in the inbox file' };
+    }
     return undefined;
   }
 
@@ -349,7 +550,9 @@ export class InboxTreeProvider implements vscode.TreeDataProvider<TreeNode>, vsc
 }
 
 /** The person's own inbox and any inbox with unread messages open by themselves. */
-function startsExpanded(m: Member): boolean { return m.owned || m.unread > 0; }
+function startsExpanded(m: Member): boolean {
+  return m.owned || m.unread > 0;
+}
 
 function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState): vscode.TreeItem {
   const item = new vscode.TreeItem(row.label, row.collapsible ? state : vscode.TreeItemCollapsibleState.None);
@@ -361,20 +564,42 @@ function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState
   // archived rows (dimmed): an unread one shows by its icon, since a decoration on each unread row
   // cost ~2 ms of every redraw's ~9 ms of rendering (bench_ui.py --trace)
   if (row.state === 'archived') {
-    item.resourceUri = vscode.Uri.from({ scheme: ITEM_SCHEME, path: '/' + encodeURIComponent(node.id), query: row.state });
+    item.resourceUri = vscode.Uri.from({
+      scheme: ITEM_SCHEME,
+      path: '/' + encodeURIComponent(node.id),
+      query: row.state,
+    });
   }
   return item;
 }
 
-export function createInboxView(cache: MessageCache, sidecar: SidecarPort, log?: (line: string) => void): { provider: InboxTreeProvider; view: vscode.TreeView<TreeNode>; disposables: vscode.Disposable[] } {
+export function createInboxView(
+  cache: MessageCache,
+  sidecar: SidecarPort,
+  log?: (line: string) => void,
+): { provider: InboxTreeProvider; view: vscode.TreeView<TreeNode>; disposables: vscode.Disposable[] } {
   const provider = new InboxTreeProvider(cache, sidecar, log);
-  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true, canSelectMany: true });
+  const view = vscode.window.createTreeView(VIEW_ID, {
+    treeDataProvider: provider,
+    showCollapseAll: true,
+    canSelectMany: true,
+  });
   provider.attach(view);
   const setBadge = () => provider.updateBadge();
   return {
-    provider, view,
-    disposables: [provider, view, vscode.window.registerFileDecorationProvider(provider), cache.onDidChangeUnread(setBadge),
-      vscode.commands.registerCommand('teamInbox.showOlder', (n: unknown) => (n instanceof OlderNode ? provider.showOlder(n) : undefined)),
-      cache.onDidChange(c => { if (c.kind === 'attention') setBadge(); })],
+    provider,
+    view,
+    disposables: [
+      provider,
+      view,
+      vscode.window.registerFileDecorationProvider(provider),
+      cache.onDidChangeUnread(setBadge),
+      vscode.commands.registerCommand('teamInbox.showOlder', (n: unknown) =>
+        n instanceof OlderNode ? provider.showOlder(n) : undefined,
+      ),
+      cache.onDidChange(c => {
+        if (c.kind === 'attention') setBadge();
+      }),
+    ],
   };
 }

@@ -15,8 +15,15 @@ export interface Settings {
 }
 
 export const DEFAULT_SETTINGS: Settings = {
-  python: '', roots: [], defaultRoots: true, identity: 'user', pseudoclaudeIdentity: '',
-  notifications: 'replies', mutedTeams: [], historyDays: 90, historyPath: '',
+  python: '',
+  roots: [],
+  defaultRoots: true,
+  identity: 'user',
+  pseudoclaudeIdentity: '',
+  notifications: 'replies',
+  mutedTeams: [],
+  historyDays: 90,
+  historyPath: '',
 };
 
 /**
@@ -40,4 +47,13 @@ export function toInitOptions(s: Settings, workspaceFolders: readonly string[] =
 }
 
 /** Settings whose change needs a sidecar restart (everything but the display-only ones). */
-export const RESTART_KEYS = ['python', 'roots', 'defaultRoots', 'identity', 'pseudoclaudeIdentity', 'notifications', 'historyDays', 'historyPath'];
+export const RESTART_KEYS = [
+  'python',
+  'roots',
+  'defaultRoots',
+  'identity',
+  'pseudoclaudeIdentity',
+  'notifications',
+  'historyDays',
+  'historyPath',
+];

@@ -23,8 +23,12 @@ export function confirmation(tool: ToolName, i: ToolInput): LmPreparedInvocation
   if (i.summary) parts.push(vscode.l10n.t('Summary: {0}', String(i.summary)));
   parts.push('', String(i.text ?? ''));
   return {
-    invocationMessage: tool === 'broadcast' ? vscode.l10n.t('Broadcasting to the team') : vscode.l10n.t('Sending a message to {0}', to),
-    confirmationMessages: { title: tool === 'broadcast' ? vscode.l10n.t('Broadcast to the team?') : vscode.l10n.t('Send this message?'), message: parts.join('\n') },
+    invocationMessage:
+      tool === 'broadcast' ? vscode.l10n.t('Broadcasting to the team') : vscode.l10n.t('Sending a message to {0}', to),
+    confirmationMessages: {
+      title: tool === 'broadcast' ? vscode.l10n.t('Broadcast to the team?') : vscode.l10n.t('Send this message?'),
+      message: parts.join('\n'),
+    },
   };
 }
 
@@ -39,12 +43,20 @@ async function confirmedByPerson(tool: ToolName, i: ToolInput): Promise<boolean>
  * Registers the tools (where this VS Code has the API) and keeps the `teamInbox.hasTeams` context
  * key current, which their `when` clauses read.
  */
-export function registerLmTools(sidecar: SidecarPort, cache: MessageCache, log?: vscode.LogOutputChannel): vscode.Disposable[] {
-  const setHas = (teams: readonly Team[]) => void vscode.commands.executeCommand('setContext', HAS_TEAMS, teams.length > 0);
+export function registerLmTools(
+  sidecar: SidecarPort,
+  cache: MessageCache,
+  log?: vscode.LogOutputChannel,
+): vscode.Disposable[] {
+  const setHas = (teams: readonly Team[]) =>
+    void vscode.commands.executeCommand('setContext', HAS_TEAMS, teams.length > 0);
   const subs: vscode.Disposable[] = [cache.onDidLoadTeams(setHas)];
   if (cache.isLoaded) setHas(cache.teams);
   const lm = toolsApi();
-  if (!lm) { log?.info('This VS Code has no language-model tools API: the Team Inbox tools are not offered'); return subs; }
+  if (!lm) {
+    log?.info('This VS Code has no language-model tools API: the Team Inbox tools are not offered');
+    return subs;
+  }
   const tools = new TeamTools(sidecar);
   for (const name of TOOL_NAMES) {
     const tool: LmTool<ToolInput> = {

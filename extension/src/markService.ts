@@ -8,7 +8,10 @@ import { Member, Message, Methods } from './protocol';
 
 export type MarkMethod = typeof Methods.markRead | typeof Methods.markSeen;
 
-export interface MarkResult { marked: number; method: MarkMethod }
+export interface MarkResult {
+  marked: number;
+  method: MarkMethod;
+}
 
 /** `read: true` only in the person's own inbox, and only for entries still in the file. */
 export function markMethod(member: Pick<Member, 'owned'> | undefined, archived = false): MarkMethod {
@@ -21,13 +24,17 @@ export function byInbox(msgs: readonly Message[]): Message[][] {
   for (const m of msgs) {
     const k = `${m.team}\u0000${m.inbox}`;
     const g = groups.get(k);
-    if (g) g.push(m); else groups.set(k, [m]);
+    if (g) g.push(m);
+    else groups.set(k, [m]);
   }
   return [...groups.values()];
 }
 
 export class MarkService {
-  constructor(private readonly sidecar: SidecarPort, private readonly cache: MessageCache) {}
+  constructor(
+    private readonly sidecar: SidecarPort,
+    private readonly cache: MessageCache,
+  ) {}
 
   /** Marks ids (or all) of one inbox read or seen, by the policy above. */
   async mark(team: string, inbox: string, ids: readonly string[] | 'all'): Promise<MarkResult> {
@@ -41,7 +48,9 @@ export class MarkService {
       const archived = ids.filter(id => this.cache.message(team, inbox, id)?.archived);
       const live = ids.filter(id => !archived.includes(id));
       if (live.length) marked += (await this.sidecar.request(method, { team, inbox, ids: live })).marked;
-      if (archived.length) marked += (await this.sidecar.request(Methods.markSeen, { team, inbox, ids: archived })).marked;
+      if (archived.length) {
+        marked += (await this.sidecar.request(Methods.markSeen, { team, inbox, ids: archived })).marked;
+      }
     }
     this.cache.markSeenLocally(team, inbox, ids);
     return { marked, method };
@@ -51,7 +60,13 @@ export class MarkService {
   async markMessages(msgs: readonly Message[]): Promise<{ marked: number }> {
     let marked = 0;
     for (const group of byInbox(msgs)) {
-      marked += (await this.mark(group[0].team, group[0].inbox, group.map(m => m.id))).marked;
+      marked += (
+        await this.mark(
+          group[0].team,
+          group[0].inbox,
+          group.map(m => m.id),
+        )
+      ).marked;
     }
     return { marked };
   }

@@ -25,17 +25,29 @@ export function mcpArgs(o: InitializationOptions | undefined): string[] {
   const id = o?.identity;
   if (typeof id === 'string' && id.trim()) args.push('--identity', id.trim());
   else if (id && typeof id === 'object') {
-    for (const [fmt, name] of Object.entries(id)) if (typeof name === 'string' && name.trim()) args.push('--identity', `${fmt}=${name.trim()}`);
+    for (const [fmt, name] of Object.entries(id)) {
+      if (typeof name === 'string' && name.trim()) args.push('--identity', `${fmt}=${name.trim()}`);
+    }
   }
   args.push('mcp');
   if (o?.historyPath) args.push('--history', o.historyPath);
   return args;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeout: number, token?: vscode.CancellationToken): Promise<{ code: number | null; out: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeout: number,
+  token?: vscode.CancellationToken,
+): Promise<{ code: number | null; out: string }> {
   return new Promise(resolve => {
     const p = cp.execFile(command, args, { env, timeout, maxBuffer: 8 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null) : 0;
+      const code = err
+        ? typeof (err as { code?: unknown }).code === 'number'
+          ? (err as { code: number }).code
+          : null
+        : 0;
       resolve({ code, out: `${stdout}${stderr}` });
     });
     token?.onCancellationRequested(() => p.kill());
@@ -48,13 +60,19 @@ export class McpDefinitions implements vscode.Disposable {
   /** Where `teamInbox.installMcp` puts the SDK: this extension's own environment. */
   readonly libs: string;
 
-  constructor(private readonly sidecar: SidecarClient, private readonly extensionPath: string, storage: vscode.Uri,
-    private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly sidecar: SidecarClient,
+    private readonly extensionPath: string,
+    storage: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.libs = vscode.Uri.joinPath(storage, 'mcp-libs').fsPath;
   }
 
   private env(): Record<string, string> {
-    const path = [bundledLibs(this.extensionPath), fs.existsSync(this.libs) ? this.libs : undefined].filter(Boolean).join(':');
+    const path = [bundledLibs(this.extensionPath), fs.existsSync(this.libs) ? this.libs : undefined]
+      .filter(Boolean)
+      .join(':');
     return path ? { PYTHONPATH: path, PYTHONUNBUFFERED: '1' } : { PYTHONUNBUFFERED: '1' };
   }
 
@@ -64,7 +82,8 @@ export class McpDefinitions implements vscode.Disposable {
     await this.sidecar.start();
     const python = this.sidecar.python;
     if (!api || !python) return undefined;
-    const version = `${vscode.extensions.getExtension('teaminbox.team-inbox')?.packageJSON.version ?? '0'}+${python.command}`;
+    const ours = vscode.extensions.getExtension('teaminbox.team-inbox')?.packageJSON.version ?? '0';
+    const version = `${ours}+${python.command}`;
     return api.stdio(LABEL, python.command, mcpArgs(this.sidecar.initOptions), this.env(), version);
   }
 
@@ -77,9 +96,15 @@ export class McpDefinitions implements vscode.Disposable {
   async resolveMcpServerDefinition(server: McpStdioDefinition): Promise<McpStdioDefinition | undefined> {
     if (await this.hasSdk()) return server;
     const INSTALL = vscode.l10n.t('Install the MCP SDK');
-    const pick = await vscode.window.showWarningMessage(vscode.l10n.t(
-      'Team Inbox: the MCP server needs the MCP Python SDK ({0}), which is not installed. Install it into Team Inbox\'s own storage (about 40 MB, with {1})?',
-      MCP_REQUIREMENT, this.sidecar.python?.command ?? 'python'), INSTALL);
+    const pick = await vscode.window.showWarningMessage(
+      vscode.l10n.t(
+        'Team Inbox: the MCP server needs the MCP Python SDK ({0}), which is not installed. ' +
+          "Install it into Team Inbox's own storage (about 40 MB, with {1})?",
+        MCP_REQUIREMENT,
+        this.sidecar.python?.command ?? 'python',
+      ),
+      INSTALL,
+    );
     if (pick !== INSTALL || !(await this.install())) return undefined;
     return (await this.definition()) ?? undefined;
   }
@@ -88,7 +113,12 @@ export class McpDefinitions implements vscode.Disposable {
   async hasSdk(): Promise<boolean> {
     const python = this.sidecar.python;
     if (!python) return false;
-    const r = await run(python.command, ['-c', 'import mcp.server.mcpserver'], { ...process.env, ...this.env() }, 60_000);
+    const r = await run(
+      python.command,
+      ['-c', 'import mcp.server.mcpserver'],
+      { ...process.env, ...this.env() },
+      60_000,
+    );
     return r.code === 0;
   }
 
@@ -97,31 +127,49 @@ export class McpDefinitions implements vscode.Disposable {
     await this.sidecar.start();
     const python = this.sidecar.python;
     if (!python) {
-      void vscode.window.showErrorMessage(vscode.l10n.t('Team Inbox: no Python interpreter to install the MCP SDK with.'));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('Team Inbox: no Python interpreter to install the MCP SDK with.'),
+      );
       return false;
     }
     const tmp = `${this.libs}.tmp-${process.pid}`;
-    const ok = await vscode.window.withProgress({
-      location: vscode.ProgressLocation.Notification, cancellable: true,
-      title: vscode.l10n.t('Team Inbox: installing the MCP SDK ({0})', MCP_REQUIREMENT),
-    }, async (progress, token) => {
-      progress.report({ message: vscode.l10n.t('pip, with {0}', python.command) });
-      fs.rmSync(tmp, { recursive: true, force: true });
-      const env = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PYTHONNOUSERSITE: '1' };
-      const r = await run(python.command, ['-m', 'pip', 'install', '--no-input', '--target', tmp, MCP_REQUIREMENT], env, 15 * 60_000, token);
-      if (r.code !== 0) {
+    const ok = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        cancellable: true,
+        title: vscode.l10n.t('Team Inbox: installing the MCP SDK ({0})', MCP_REQUIREMENT),
+      },
+      async (progress, token) => {
+        progress.report({ message: vscode.l10n.t('pip, with {0}', python.command) });
         fs.rmSync(tmp, { recursive: true, force: true });
-        this.log.error(`installing the MCP SDK failed (${r.code}):\n${r.out.slice(-4000)}`);
-        const noPip = /No module named pip/.test(r.out);
-        void vscode.window.showErrorMessage(noPip
-          ? vscode.l10n.t('Team Inbox: {0} has no pip, so the MCP SDK cannot be installed with it. Run "{0} -m ensurepip", or choose another interpreter (teamInbox.python).', python.command)
-          : vscode.l10n.t('Team Inbox: installing the MCP SDK failed; the Team Inbox output has pip\'s words.'));
-        return false;
-      }
-      fs.rmSync(this.libs, { recursive: true, force: true });
-      fs.renameSync(tmp, this.libs);
-      return true;
-    });
+        const env = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PYTHONNOUSERSITE: '1' };
+        const r = await run(
+          python.command,
+          ['-m', 'pip', 'install', '--no-input', '--target', tmp, MCP_REQUIREMENT],
+          env,
+          15 * 60_000,
+          token,
+        );
+        if (r.code !== 0) {
+          fs.rmSync(tmp, { recursive: true, force: true });
+          this.log.error(`installing the MCP SDK failed (${r.code}):\n${r.out.slice(-4000)}`);
+          const noPip = /No module named pip/.test(r.out);
+          void vscode.window.showErrorMessage(
+            noPip
+              ? vscode.l10n.t(
+                  'Team Inbox: {0} has no pip, so the MCP SDK cannot be installed with it. ' +
+                    'Run "{0} -m ensurepip", or choose another interpreter (teamInbox.python).',
+                  python.command,
+                )
+              : vscode.l10n.t("Team Inbox: installing the MCP SDK failed; the Team Inbox output has pip's words."),
+          );
+          return false;
+        }
+        fs.rmSync(this.libs, { recursive: true, force: true });
+        fs.renameSync(tmp, this.libs);
+        return true;
+      },
+    );
     if (ok) {
       this.log.info(`the MCP SDK is installed in ${this.libs}`);
       this.changed.fire();
@@ -130,17 +178,30 @@ export class McpDefinitions implements vscode.Disposable {
   }
 
   /** The definition may differ now (a restarted sidecar: another interpreter or options). */
-  refresh(): void { this.changed.fire(); }
+  refresh(): void {
+    this.changed.fire();
+  }
 
-  dispose(): void { this.changed.dispose(); }
+  dispose(): void {
+    this.changed.dispose();
+  }
 }
 
 /** Registers the provider (where this VS Code has the API) and the install command. */
-export function registerMcpDefinition(sidecar: SidecarClient, context: vscode.ExtensionContext, log: vscode.LogOutputChannel): { defs: McpDefinitions; disposables: vscode.Disposable[] } {
+export function registerMcpDefinition(
+  sidecar: SidecarClient,
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+): { defs: McpDefinitions; disposables: vscode.Disposable[] } {
   const defs = new McpDefinitions(sidecar, context.extensionPath, context.globalStorageUri, log);
-  const disposables: vscode.Disposable[] = [defs, vscode.commands.registerCommand(INSTALL_COMMAND, () => defs.install())];
+  const disposables: vscode.Disposable[] = [
+    defs,
+    vscode.commands.registerCommand(INSTALL_COMMAND, () => defs.install()),
+  ];
   // a restart may change the interpreter or the options: the definition follows
-  const sub = sidecar.onDidChangeState(s => { if (s === 'running') defs.refresh(); });
+  const sub = sidecar.onDidChangeState(s => {
+    if (s === 'running') defs.refresh();
+  });
   disposables.push(new vscode.Disposable(() => sub.dispose()));
   const api = mcpApi();
   if (api) disposables.push(api.register(PROVIDER_ID, defs));

@@ -4,7 +4,19 @@
 // No vscode import: unit-tested with a fake sidecar.
 import { Disposable, Emitter } from './events';
 import type { SidecarPort } from './sidecarPort';
-import { ActivityParams, AttentionItem, AttentionResult, DidChangeParams, Member, MemberStateParams, Message, Methods, Task, Team, UnreadParams } from './protocol';
+import {
+  ActivityParams,
+  AttentionItem,
+  AttentionResult,
+  DidChangeParams,
+  Member,
+  MemberStateParams,
+  Message,
+  Methods,
+  Task,
+  Team,
+  UnreadParams,
+} from './protocol';
 import { applyConversationDelta, CONVERSATION_LIMIT } from './conversation';
 
 /** Messages kept per inbox (the first page, newest first). */
@@ -73,7 +85,9 @@ export function applyDelta(page: readonly Message[], d: Delta, owned: boolean, l
   const out = page.slice();
   if (d.removed.length) {
     const removed = new Set(d.removed);
-    out.forEach((m, i) => { if (removed.has(m.id) && !m.archived) out[i] = { ...m, archived: true }; });
+    out.forEach((m, i) => {
+      if (removed.has(m.id) && !m.archived) out[i] = { ...m, archived: true };
+    });
   }
   for (const u of d.updated) {
     const i = index.get(u.id);
@@ -101,7 +115,10 @@ const key = (team: string, inbox: string) => `${team}\u0000${inbox}`;
 const msgKey = (team: string, inbox: string, id: string) => `${team}\u0000${inbox}\u0000${id}`;
 const EXTRA_LIMIT = 500;
 
-interface PageLoad { promise: Promise<Message[]>; deltas: DidChangeParams[] }
+interface PageLoad {
+  promise: Promise<Message[]>;
+  deltas: DidChangeParams[];
+}
 
 export class MessageCache implements Disposable {
   private teamList: Team[] = [];
@@ -136,15 +153,23 @@ export class MessageCache implements Disposable {
   private attentionLoad: Promise<AttentionItem[]> | undefined;
   private readonly taskBoards = new Map<string, Task[]>();
 
-  constructor(private readonly sidecar: SidecarPort, private readonly log: (line: string) => void = () => undefined) {
+  constructor(
+    private readonly sidecar: SidecarPort,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
     this.subscriptions = [
       sidecar.onDidChange(p => this.applyDidChange(p)),
-      sidecar.onTeamsChanged(() => { void this.reloadTeams(); }),
+      sidecar.onTeamsChanged(() => {
+        void this.reloadTeams();
+      }),
       sidecar.onUnread(p => this.setUnread(p)),
       sidecar.onNotification('teamInbox/activity', p => this.applyActivityNotification(p)),
       sidecar.onNotification('teamInbox/memberState', p => this.applyMemberStateNotification(p)),
       sidecar.onNotification('teamInbox/attentionChanged', p => this.setAttention(p)),
-      sidecar.onNotification('teamInbox/tasksChanged', p => { this.taskBoards.set(p.team, p.tasks); this.changes.fire({ kind: 'tasks', team: p.team }); }),
+      sidecar.onNotification('teamInbox/tasksChanged', p => {
+        this.taskBoards.set(p.team, p.tasks);
+        this.changes.fire({ kind: 'tasks', team: p.team });
+      }),
       sidecar.onDidChangeState(s => {
         if (s !== 'running') return;
         if (this.sawRunning) this.reset(); // a new sidecar process: its answers replace ours
@@ -153,22 +178,36 @@ export class MessageCache implements Disposable {
     ];
   }
 
-  get teams(): readonly Team[] { return this.teamList; }
-  get isLoaded(): boolean { return this.teamsLoaded; }
+  get teams(): readonly Team[] {
+    return this.teamList;
+  }
+  get isLoaded(): boolean {
+    return this.teamsLoaded;
+  }
 
   /** The last session's teams until the sidecar's first answer, then undefined. */
-  get provisional(): readonly Team[] | undefined { return this.teamsLoaded ? undefined : this.seeded; }
+  get provisional(): readonly Team[] | undefined {
+    return this.teamsLoaded ? undefined : this.seeded;
+  }
 
   /** Draw these (the last session's) until the sidecar answers. */
-  seed(teams: readonly Team[]): void { if (!this.teamsLoaded) this.seeded = teams; }
+  seed(teams: readonly Team[]): void {
+    if (!this.teamsLoaded) this.seeded = teams;
+  }
 
   /** Unread in the person's own inboxes: the sidecar's figure, else counted from the teams. */
-  get unread(): number { return this.unreadTotal ?? this.teamList.reduce((n, t) => n + teamUnread(t), 0); }
+  get unread(): number {
+    return this.unreadTotal ?? this.teamList.reduce((n, t) => n + teamUnread(t), 0);
+  }
 
   /** The sidecar's unread count of one team's own inbox (unread and unseen), once it sent one. */
-  unreadOf(team: string): number | undefined { return this.unreadByTeam[team]; }
+  unreadOf(team: string): number | undefined {
+    return this.unreadByTeam[team];
+  }
 
-  team(idOrName: string): Team | undefined { return findTeam(this.teamList, idOrName); }
+  team(idOrName: string): Team | undefined {
+    return findTeam(this.teamList, idOrName);
+  }
 
   member(team: string, inbox: string): Member | undefined {
     return this.team(team)?.members.find(m => m.inbox === inbox);
@@ -201,11 +240,16 @@ export class MessageCache implements Disposable {
       return this.teamList;
     });
     this.teamsLoad = load;
-    load.promise.catch(() => { this.seeded = undefined; }); // the view says why, not old teams
+    load.promise.catch(() => {
+      this.seeded = undefined;
+    }); // the view says why, not old teams
     const done = () => {
       if (this.teamsLoad !== load) return;
       this.teamsLoad = undefined;
-      if (this.teamsDirty) { this.teamsDirty = false; void this.reloadTeams(); }
+      if (this.teamsDirty) {
+        this.teamsDirty = false;
+        void this.reloadTeams();
+      }
     };
     load.promise.then(done, done);
     return load.promise;
@@ -236,10 +280,14 @@ export class MessageCache implements Disposable {
   }
 
   /** A team's id for a bare name too (pages are kept by id: that is what didChange names). */
-  private teamId(idOrName: string): string { return this.team(idOrName)?.id ?? idOrName; }
+  private teamId(idOrName: string): string {
+    return this.team(idOrName)?.id ?? idOrName;
+  }
 
   /** The cached page of an inbox, if it was fetched. */
-  page(team: string, inbox: string): readonly Message[] | undefined { return this.pages.get(key(this.teamId(team), inbox)); }
+  page(team: string, inbox: string): readonly Message[] | undefined {
+    return this.pages.get(key(this.teamId(team), inbox));
+  }
 
   /** The first page of an inbox: fetched once, then kept current by didChange. */
   loadPage(teamIdOrName: string, inbox: string, force = false): Promise<readonly Message[]> {
@@ -262,12 +310,16 @@ export class MessageCache implements Disposable {
       return list;
     });
     this.pageLoads.set(k, load);
-    const done = () => { if (this.pageLoads.get(k) === load) this.pageLoads.delete(k); };
+    const done = () => {
+      if (this.pageLoads.get(k) === load) this.pageLoads.delete(k);
+    };
     load.promise.then(done, done);
     return load.promise;
   }
 
-  private pageLimit(k: string): number { return this.limits.get(k) ?? PAGE_LIMIT; }
+  private pageLimit(k: string): number {
+    return this.limits.get(k) ?? PAGE_LIMIT;
+  }
 
   /** Whether an inbox's page is as long as it may be: older messages may be left out. */
   pageFull(teamIdOrName: string, inbox: string): boolean {
@@ -304,7 +356,10 @@ export class MessageCache implements Disposable {
     const page = this.pages.get(k);
     let changed = false;
     if (page?.some(chosen)) {
-      this.pages.set(k, page.map(m => (chosen(m) ? { ...m, seen: true } : m)));
+      this.pages.set(
+        k,
+        page.map(m => (chosen(m) ? { ...m, seen: true } : m)),
+      );
       changed = true;
     }
     for (const [ek, m] of this.extra) {
@@ -343,7 +398,9 @@ export class MessageCache implements Disposable {
   }
 
   /** A team's conversation (every inbox, newest first): fetched once, then kept current by didChange. */
-  conversation(teamIdOrName: string): readonly Message[] | undefined { return this.conversations.get(this.teamId(teamIdOrName)); }
+  conversation(teamIdOrName: string): readonly Message[] | undefined {
+    return this.conversations.get(this.teamId(teamIdOrName));
+  }
 
   loadConversation(teamIdOrName: string, force = false): Promise<readonly Message[]> {
     const team = this.teamId(teamIdOrName);
@@ -356,7 +413,10 @@ export class MessageCache implements Disposable {
     this.log(`fetch conversation ${team}`);
     load.promise = this.sidecar.request(Methods.conversation, { team, limit: CONVERSATION_LIMIT }).then(r => {
       let list = r.messages;
-      for (const d of load.deltas) { const m = this.member(team, d.inbox); list = applyConversationDelta(list, d, !!m && m.consumed && !m.owned); }
+      for (const d of load.deltas) {
+        const m = this.member(team, d.inbox);
+        list = applyConversationDelta(list, d, !!m && m.consumed && !m.owned);
+      }
       if (gen === this.generation) {
         this.conversations.set(team, list);
         for (const m of list) this.remember(m); // openMessage finds them by id
@@ -364,7 +424,9 @@ export class MessageCache implements Disposable {
       return list;
     });
     this.conversationLoads.set(team, load);
-    const done = () => { if (this.conversationLoads.get(team) === load) this.conversationLoads.delete(team); };
+    const done = () => {
+      if (this.conversationLoads.get(team) === load) this.conversationLoads.delete(team);
+    };
     load.promise.then(done, done);
     return load.promise;
   }
@@ -384,16 +446,23 @@ export class MessageCache implements Disposable {
   }
 
   /** What waits on the person: fetched once, then kept current by attentionChanged. */
-  get attention(): readonly AttentionItem[] { return this.attentionList ?? []; }
+  get attention(): readonly AttentionItem[] {
+    return this.attentionList ?? [];
+  }
 
   loadAttention(): Promise<readonly AttentionItem[]> {
     if (this.attentionList) return Promise.resolve(this.attentionList);
     if (!this.attentionLoad) {
       const gen = this.generation;
-      this.attentionLoad = this.sidecar.request(Methods.attention, {}).then(r => {
-        if (gen === this.generation && !this.attentionList) this.attentionList = r.items;
-        return this.attentionList ?? r.items;
-      }).finally(() => { this.attentionLoad = undefined; });
+      this.attentionLoad = this.sidecar
+        .request(Methods.attention, {})
+        .then(r => {
+          if (gen === this.generation && !this.attentionList) this.attentionList = r.items;
+          return this.attentionList ?? r.items;
+        })
+        .finally(() => {
+          this.attentionLoad = undefined;
+        });
     }
     return this.attentionLoad;
   }
@@ -405,7 +474,9 @@ export class MessageCache implements Disposable {
   }
 
   /** A team's task board: fetched once, then replaced by each tasksChanged. */
-  tasks(teamIdOrName: string): readonly Task[] | undefined { return this.taskBoards.get(this.teamId(teamIdOrName)); }
+  tasks(teamIdOrName: string): readonly Task[] | undefined {
+    return this.taskBoards.get(this.teamId(teamIdOrName));
+  }
 
   async loadTasks(teamIdOrName: string, force = false): Promise<readonly Task[]> {
     const team = this.teamId(teamIdOrName);
@@ -426,7 +497,10 @@ export class MessageCache implements Disposable {
 
   private applyCounts(p: DidChangeParams): void {
     const member = this.teamList.find(t => t.id === p.team)?.members.find(m => m.inbox === p.inbox);
-    if (member) { member.total = p.total; member.unread = p.unread; }
+    if (member) {
+      member.total = p.total;
+      member.unread = p.unread;
+    }
   }
 
   private setUnread(p: UnreadParams): void {

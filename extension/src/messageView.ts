@@ -11,14 +11,19 @@ export const MESSAGE_SCHEME = 'teaminbox-msg';
 
 /** The path's last segment is the tab title ("researcher - Bug found"); the key is in the query. */
 export function messageUri(m: Message): vscode.Uri {
-  const title = `${senderName(m)} - ${messagePreview(m, 40)}`.replace(/[\/\\:*?"<>|#%]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const title = `${senderName(m)} - ${messagePreview(m, 40)}`
+    .replace(/[/\\:*?"<>|#%]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const query = new URLSearchParams({ team: m.team, inbox: m.inbox, id: m.id }).toString();
   return vscode.Uri.from({ scheme: MESSAGE_SCHEME, path: `/${title}`, query });
 }
 
 export function parseMessageUri(uri: vscode.Uri): { team: string; inbox: string; id: string } | undefined {
   const q = new URLSearchParams(uri.query);
-  const team = q.get('team'), inbox = q.get('inbox'), id = q.get('id');
+  const team = q.get('team'),
+    inbox = q.get('inbox'),
+    id = q.get('id');
   return team && inbox && id ? { team, inbox, id } : undefined;
 }
 
@@ -28,7 +33,11 @@ export class MessageContentProvider implements vscode.TextDocumentContentProvide
   private readonly subscriptions: { dispose(): void }[] = [];
   constructor(private readonly cache: MessageCache) {
     this.subscriptions.push(
-      cache.onDidChange(c => { if (c.kind === 'inbox' || c.kind === 'teams' || c.kind === 'conversation') this.refreshOpen(c.kind === 'teams' ? undefined : c.team); }),
+      cache.onDidChange(c => {
+        if (c.kind === 'inbox' || c.kind === 'teams' || c.kind === 'conversation') {
+          this.refreshOpen(c.kind === 'teams' ? undefined : c.team);
+        }
+      }),
       cache.onDidChangeUnread(() => this.refreshOpen()),
     );
   }
@@ -51,8 +60,13 @@ export class MessageContentProvider implements vscode.TextDocumentContentProvide
     }
   }
 
-  update(uri: vscode.Uri): void { this.emitter.fire(uri); }
-  dispose(): void { this.subscriptions.forEach(s => s.dispose()); this.emitter.dispose(); }
+  update(uri: vscode.Uri): void {
+    this.emitter.fire(uri);
+  }
+  dispose(): void {
+    this.subscriptions.forEach(s => s.dispose());
+    this.emitter.dispose();
+  }
 }
 
 /** Opens the markdown preview of a message; falls back to the plain read-only document. */

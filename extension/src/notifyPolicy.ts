@@ -11,7 +11,11 @@ export function isFrame(msg: Pick<Message, 'structured'>): boolean {
 }
 
 /** `muted` holds team ids (`claude:alpha`) or bare names (`alpha`). */
-export function isMuted(team: Pick<Team, 'id' | 'name'> | undefined, teamId: string, muted: readonly string[]): boolean {
+export function isMuted(
+  team: Pick<Team, 'id' | 'name'> | undefined,
+  teamId: string,
+  muted: readonly string[],
+): boolean {
   if (muted.length === 0) return false;
   return muted.includes(teamId) || (!!team && muted.includes(team.name));
 }

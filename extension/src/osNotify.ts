@@ -34,14 +34,26 @@ export function attentionPlan(i: AttentionInput): AttentionPlan {
   return { toast: true, flashStatusBar: true, osNotification: i.osNotifications && !i.focused && !i.away };
 }
 
-export interface OsCommand { command: string; args: string[] }
+export interface OsCommand {
+  command: string;
+  args: string[];
+}
 
 /** PowerShell single-quoted string: only ' needs doubling. */
-function psQuote(s: string): string { return `'${s.replace(/'/g, "''")}'`; }
+function psQuote(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
 /** AppleScript double-quoted string. */
-function asQuote(s: string): string { return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`; }
+function asQuote(s: string): string {
+  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
 function xmlEscape(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 /** Text for a freedesktop notification body, which servers read as a subset of XML markup. */
@@ -51,7 +63,8 @@ function markupEscape(s: string): string {
 
 /** The program that raises an OS notification on `platform` (process.platform), or undefined. */
 export function osNotifyCommand(platform: string, title: string, body: string): OsCommand | undefined {
-  const t = title.slice(0, 120), b = body.replace(/\s+/g, ' ').slice(0, 300);
+  const t = title.slice(0, 120),
+    b = body.replace(/\s+/g, ' ').slice(0, 300);
   switch (platform) {
     case 'linux':
     case 'freebsd':
@@ -61,15 +74,18 @@ export function osNotifyCommand(platform: string, title: string, body: string): 
     case 'darwin':
       return { command: 'osascript', args: ['-e', `display notification ${asQuote(b)} with title ${asQuote(t)}`] };
     case 'win32': {
-      const xml = `<toast><visual><binding template="ToastGeneric"><text>${xmlEscape(t)}</text><text>${xmlEscape(b)}</text></binding></visual></toast>`;
+      const texts = `<text>${xmlEscape(t)}</text><text>${xmlEscape(b)}</text>`;
+      const xml = `<toast><visual><binding template="ToastGeneric">${texts}</binding></visual></toast>`;
       const script = [
-        '[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ContentType = WindowsRuntime] > $null',
+        '[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ' +
+          'ContentType = WindowsRuntime] > $null',
         '[Windows.Data.Xml.Dom.XmlDocument, Windows.Data.Xml.Dom.XmlDocument, ContentType = WindowsRuntime] > $null',
         '$x = New-Object Windows.Data.Xml.Dom.XmlDocument',
         `$x.LoadXml(${psQuote(xml)})`,
         // PowerShell's own AppUserModelID: a toast needs a registered app id
         "$id = '{1AC14E77-02E7-4E5D-B744-2EB1AE5198B7}\\WindowsPowerShell\\v1.0\\powershell.exe'",
-        '[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier($id).Show([Windows.UI.Notifications.ToastNotification]::new($x))',
+        '[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier($id)' +
+          '.Show([Windows.UI.Notifications.ToastNotification]::new($x))',
       ].join('; ');
       return { command: 'powershell.exe', args: ['-NoProfile', '-NonInteractive', '-Command', script] };
     }

@@ -19,26 +19,38 @@ async function ask(sidecar: SidecarClient, p: PermissionPrompt, log: vscode.LogO
   if (!pick) return; // dismissed: the hook waits out its time, then the terminal asks
   let message: string | undefined;
   if (pick === DENY) {
-    message = await vscode.window.showInputBox({ prompt: `Why ${p.member} may not ${p.detail}`, placeHolder: 'told to the teammate' });
+    message = await vscode.window.showInputBox({
+      prompt: `Why ${p.member} may not ${p.detail}`,
+      placeHolder: 'told to the teammate',
+    });
     if (message === undefined) return;
   }
   const behavior = pick === ALLOW ? 'allow' : pick === SESSION ? 'allowSession' : 'deny';
   try {
     const res = await sidecar.request('teamInbox/answerPermission', { id: p.id, behavior, message: message || null });
-    if (!res.delivered) void vscode.window.showInformationMessage('Too late: the lead\'s terminal asks now.');
+    if (!res.delivered) void vscode.window.showInformationMessage("Too late: the lead's terminal asks now.");
   } catch (e) {
     log.warn(`answerPermission: ${e}`);
-    void vscode.window.showInformationMessage('That request is no longer open: answer it in the lead\'s terminal.');
+    void vscode.window.showInformationMessage("That request is no longer open: answer it in the lead's terminal.");
   }
 }
 
-function runHook(sidecar: SidecarClient, extensionPath: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function runHook(
+  sidecar: SidecarClient,
+  extensionPath: string,
+  args: string[],
+): Promise<{ code: number | null; out: string; err: string }> {
   const python = sidecar.python?.command ?? 'python3';
   return new Promise(resolve => {
     const proc = cp.spawn(python, ['-m', 'teaminbox.hook', ...args], { env: sidecarEnv(bundledLibs(extensionPath)) });
-    let out = '', err = '';
-    proc.stdout.on('data', d => { out += String(d); });
-    proc.stderr.on('data', d => { err += String(d); });
+    let out = '',
+      err = '';
+    proc.stdout.on('data', d => {
+      out += String(d);
+    });
+    proc.stderr.on('data', d => {
+      err += String(d);
+    });
     proc.on('error', e => resolve({ code: null, out, err: String(e) }));
     proc.on('close', code => resolve({ code, out, err }));
   });
@@ -48,9 +60,16 @@ async function where(): Promise<string[] | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (!folders.length) return [];
   const picked = await vscode.window.showQuickPick(
-    [{ label: 'Your Claude settings', args: [] as string[] },
-      ...folders.map(f => ({ label: `Project ${f.name}`, description: '.claude/settings.local.json', args: ['--project', f.uri.fsPath] }))],
-    { placeHolder: 'Which Claude settings?' });
+    [
+      { label: 'Your Claude settings', args: [] as string[] },
+      ...folders.map(f => ({
+        label: `Project ${f.name}`,
+        description: '.claude/settings.local.json',
+        args: ['--project', f.uri.fsPath],
+      })),
+    ],
+    { placeHolder: 'Which Claude settings?' },
+  );
   return picked?.args;
 }
 
@@ -58,13 +77,17 @@ async function install(sidecar: SidecarClient, extensionPath: string): Promise<v
   const target = await where();
   if (!target) return;
   const dry = await runHook(sidecar, extensionPath, ['install', '--dry-run', '--json', ...target]);
-  if (dry.code !== 0) { void vscode.window.showErrorMessage(dry.err.trim() || 'teaminbox hook install failed'); return; }
+  if (dry.code !== 0) {
+    void vscode.window.showErrorMessage(dry.err.trim() || 'teaminbox hook install failed');
+    return;
+  }
   const plan = JSON.parse(dry.out) as { settings: string; adds: unknown };
   // consent: exactly what is written, and where
   const ok = await vscode.window.showInformationMessage(
     `Add Team Inbox's permission hook to ${plan.settings}?`,
     { modal: true, detail: JSON.stringify({ hooks: { PermissionRequest: [plan.adds] } }, null, 2) },
-    'Install');
+    'Install',
+  );
   if (ok !== 'Install') return;
   const res = await runHook(sidecar, extensionPath, ['install', '--yes', ...target]);
   if (res.code === 0) void vscode.window.showInformationMessage(`Permission hook added to ${plan.settings}.`);
@@ -80,9 +103,15 @@ async function simple(sidecar: SidecarClient, extensionPath: string, action: 're
   else void vscode.window.showErrorMessage(text);
 }
 
-export function registerPermissions(sidecar: SidecarClient, extensionPath: string, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerPermissions(
+  sidecar: SidecarClient,
+  extensionPath: string,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
   return [
-    sidecar.onNotification('teamInbox/permissionRequested', p => { void ask(sidecar, p, log); }),
+    sidecar.onNotification('teamInbox/permissionRequested', p => {
+      void ask(sidecar, p, log);
+    }),
     vscode.commands.registerCommand('teamInbox.hook.install', () => install(sidecar, extensionPath)),
     vscode.commands.registerCommand('teamInbox.hook.remove', () => simple(sidecar, extensionPath, 'remove')),
     vscode.commands.registerCommand('teamInbox.hook.status', () => simple(sidecar, extensionPath, 'status')),

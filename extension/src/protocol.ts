@@ -21,7 +21,22 @@ export interface FrameField {
 
 /** A message as the CLI prints it and every view shows it: made once, by render.description. */
 export interface Description {
-  kind: "message" | "idle" | "shutdown_request" | "shutdown_approved" | "shutdown_rejected" | "plan_request" | "plan_response" | "task_assignment" | "task_completed" | "teammate_terminated" | "permission_request" | "permission_response" | "mode_request" | "permission_update" | "frame";
+  kind:
+    | "message"
+    | "idle"
+    | "shutdown_request"
+    | "shutdown_approved"
+    | "shutdown_rejected"
+    | "plan_request"
+    | "plan_response"
+    | "task_assignment"
+    | "task_completed"
+    | "teammate_terminated"
+    | "permission_request"
+    | "permission_response"
+    | "mode_request"
+    | "permission_update"
+    | "frame";
   /** one line: a frame in words, else the summary, else the first line */
   line: string;
   /** a frame's fields; [] for words to a person */

@@ -4,25 +4,45 @@ import * as cp from 'child_process';
 import * as fs from 'fs';
 import { PythonExtension, PVSC_EXTENSION_ID } from '@vscode/python-extension';
 import { isSupported, parsePythonVersion, MIN_PYTHON } from './pythonVersion';
-import { interpreterFromApi, PythonChoice, PythonEnvironmentsApi, rememberedPython, selectPython, shouldRestartOnInterpreterChange } from './pythonSelect';
+import {
+  interpreterFromApi,
+  PythonChoice,
+  PythonEnvironmentsApi,
+  rememberedPython,
+  selectPython,
+  shouldRestartOnInterpreterChange,
+} from './pythonSelect';
 
 export type { PythonChoice, PythonSource } from './pythonSelect';
 
-export interface PythonInfo extends PythonChoice { version: [number, number, number] }
+export interface PythonInfo extends PythonChoice {
+  version: [number, number, number];
+}
 
 export class PythonError extends Error {
-  constructor(readonly kind: 'missing' | 'too_old' | 'broken', message: string) { super(message); }
+  constructor(
+    readonly kind: 'missing' | 'too_old' | 'broken',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
  * teamInbox.python, else the Python extension's active interpreter (if installed), else python3.
  * `remembered`: the Python extension's choice last time, taken while that extension activates.
  */
-export async function findPython(setting: string, log: vscode.LogOutputChannel, remembered?: string): Promise<PythonChoice> {
+export async function findPython(
+  setting: string,
+  log: vscode.LogOutputChannel,
+  remembered?: string,
+): Promise<PythonChoice> {
   const ext = vscode.extensions.getExtension(PVSC_EXTENSION_ID);
   const early = rememberedPython(setting, !!ext && !ext.isActive, remembered, isFile);
   if (early) {
-    log.info(`The Python extension is starting: using its interpreter from last time, ${early.command}, until it answers`);
+    log.info(
+      `The Python extension is starting: using its interpreter from last time, ${early.command}, until it answers`,
+    );
     return early;
   }
   const api = setting.trim() ? undefined : await pythonExtensionApi(log);
@@ -33,7 +53,11 @@ export async function findPython(setting: string, log: vscode.LogOutputChannel, 
 const pythonResource = (): vscode.Uri | undefined => vscode.workspace.workspaceFolders?.[0]?.uri;
 
 function isFile(p: string): boolean {
-  try { return fs.statSync(p).isFile(); } catch { return false; }
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** @vscode/python-extension's API when ms-python.python is installed; never a hard dependency. */
@@ -51,19 +75,25 @@ export async function pythonExtensionApi(log: vscode.LogOutputChannel): Promise<
  * Calls `restart` when the Python extension's active interpreter is not the one running: once its
  * API is up (a start from last time's interpreter is checked here), then at each change.
  */
-export async function watchInterpreter(log: vscode.LogOutputChannel, setting: () => string, running: () => PythonChoice | undefined,
-  restart: (why: string) => void): Promise<vscode.Disposable | undefined> {
+export async function watchInterpreter(
+  log: vscode.LogOutputChannel,
+  setting: () => string,
+  running: () => PythonChoice | undefined,
+  restart: (why: string) => void,
+): Promise<vscode.Disposable | undefined> {
   const api = await pythonExtensionApi(log);
   if (!api) return undefined;
   const now = running(); // undefined: the start has not chosen yet, and will ask the API itself
-  const active = now && await interpreterFromApi(api, pythonResource(), m => log.warn(m));
+  const active = now && (await interpreterFromApi(api, pythonResource(), m => log.warn(m)));
   if (now && active && running() === now && shouldRestartOnInterpreterChange(setting(), now, active)) {
     restart(`The Python extension's interpreter is ${active}, not ${now.command}`);
   }
   const on = api.environments.onDidChangeActiveEnvironmentPath;
   if (!on) return undefined;
   return on.call(api.environments, e => {
-    if (shouldRestartOnInterpreterChange(setting(), running(), e.path)) restart(`Python interpreter changed to ${e.path}`);
+    if (shouldRestartOnInterpreterChange(setting(), running(), e.path)) {
+      restart(`Python interpreter changed to ${e.path}`);
+    }
   }) as vscode.Disposable;
 }
 
@@ -71,7 +101,9 @@ function withTimeout<T>(p: Thenable<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     Promise.resolve(p).finally(() => clearTimeout(timer)),
-    new Promise<T>((_, rej) => { timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms); }),
+    new Promise<T>((_, rej) => {
+      timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms);
+    }),
   ]);
 }
 
@@ -109,16 +141,38 @@ export function checkPython(choice: PythonChoice, libs: string | undefined): Pro
   return new Promise((resolve, reject) => {
     cp.execFile(choice.command, ['-c', PROBE], { env: sidecarEnv(libs), timeout: 30_000 }, (err, stdout, stderr) => {
       const version = parsePythonVersion(stdout.split('\n')[0] ?? '');
-      const where = choice.source === 'setting' ? ' (from the teamInbox.python setting)' : choice.source === 'python-extension' ? ' (the Python extension\'s interpreter)' : '';
-      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT' || (!version && err)) {
-        return reject(new PythonError('missing', `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer, but "${choice.command}"${where} could not be run.`));
+      const where =
+        choice.source === 'setting'
+          ? ' (from the teamInbox.python setting)'
+          : choice.source === 'python-extension'
+            ? " (the Python extension's interpreter)"
+            : '';
+      if ((err && (err as NodeJS.ErrnoException).code === 'ENOENT') || (!version && err)) {
+        return reject(
+          new PythonError(
+            'missing',
+            `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer, ` +
+              `but "${choice.command}"${where} could not be run.`,
+          ),
+        );
       }
       if (!isSupported(version)) {
-        return reject(new PythonError('too_old', `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer; "${choice.command}"${where} is Python ${version ? version.join('.') : 'of unknown version'}.`));
+        return reject(
+          new PythonError(
+            'too_old',
+            `Team Inbox needs Python ${MIN_PYTHON.join('.')} or newer; "${choice.command}"${where} ` +
+              `is Python ${version ? version.join('.') : 'of unknown version'}.`,
+          ),
+        );
       }
       if (err) {
         const last = stderr.trim().split('\n').pop() ?? String(err);
-        return reject(new PythonError('broken', `Team Inbox's sidecar cannot load with "${choice.command}" (Python ${version!.join('.')}): ${last}`));
+        return reject(
+          new PythonError(
+            'broken',
+            `Team Inbox's sidecar cannot load with "${choice.command}" (Python ${version!.join('.')}): ${last}`,
+          ),
+        );
       }
       resolve({ ...choice, version: version! });
     });

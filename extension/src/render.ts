@@ -3,7 +3,9 @@
 import type { Description, Message, Problem, SendResult } from './protocol';
 import { codeBlock, codeSpan } from './plainText';
 
-const MIN = 60_000, HOUR = 60 * MIN, DAY = 24 * HOUR;
+const MIN = 60_000,
+  HOUR = 60 * MIN,
+  DAY = 24 * HOUR;
 
 export function relativeTime(timestamp: string | number | undefined | null, now: number = Date.now()): string {
   if (timestamp === undefined || timestamp === null || timestamp === '') return '';
@@ -19,7 +21,11 @@ export function relativeTime(timestamp: string | number | undefined | null, now:
 }
 
 export function firstLine(text: string | null | undefined, max = 80): string {
-  const line = (text ?? '').split(/\r?\n/).map(l => l.trim()).find(l => l.length > 0) ?? '';
+  const line =
+    (text ?? '')
+      .split(/\r?\n/)
+      .map(l => l.trim())
+      .find(l => l.length > 0) ?? '';
   return line.length > max ? line.slice(0, max - 1).trimEnd() + '…' : line;
 }
 
@@ -82,9 +88,18 @@ export function describeSendResults(results: SendResult[], broadcast: boolean): 
   const bad = results.filter(r => !r.ok);
   if (results.length === 0) return { ok: false, text: 'Nobody to send to: the team has no other members.' };
   // What the person should know about a delivery (e.g. PseudoClaude: it waits until the lead resumes an idle member).
-  const notes = results.filter(r => r.ok && r.note).map(r => ` (${r.note})`).join('');
+  const notes = results
+    .filter(r => r.ok && r.note)
+    .map(r => ` (${r.note})`)
+    .join('');
   if (bad.length === 0) {
-    return { ok: true, text: (broadcast ? `Broadcast sent to ${good.length} member${good.length === 1 ? '' : 's'}: ${good.join(', ')}` : `Sent to ${good.join(', ')}`) + notes };
+    return {
+      ok: true,
+      text:
+        (broadcast
+          ? `Broadcast sent to ${good.length} member${good.length === 1 ? '' : 's'}: ${good.join(', ')}`
+          : `Sent to ${good.join(', ')}`) + notes,
+    };
   }
   const failed = bad.map(r => `${r.recipient} (${errorOf(r)})`).join(', ');
   if (good.length === 0) return { ok: false, text: `Not delivered to ${failed}` };
@@ -93,9 +108,10 @@ export function describeSendResults(results: SendResult[], broadcast: boolean): 
 
 /** A JSON-RPC error (vscode-languageclient's ResponseError) or any Error as one readable line. */
 export function errorText(err: unknown): { code?: string; text: string } {
-  const e = err as { message?: string; data?: { code?: string } ; code?: unknown };
+  const e = err as { message?: string; data?: { code?: string }; code?: unknown };
   const code = e && typeof e === 'object' && e.data && typeof e.data.code === 'string' ? e.data.code : undefined;
-  const message = (e && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(err)) || 'unknown error';
+  const message =
+    (e && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(err)) || 'unknown error';
   const hint = code ? ERROR_HINTS[code] : undefined;
   return { code, text: hint ? `${message} (${hint})` : message };
 }
@@ -123,7 +139,12 @@ export function problemText(e: Problem | null | undefined): string {
  * or a block): shown as the characters it wrote, never a link, an image (a remote image would tell
  * its writer when the message was read) or HTML. Only the labels are markdown.
  */
-export function renderMessageMarkdown(msg: Message, teamName?: string, now: number = Date.now(), toName?: string): string {
+export function renderMessageMarkdown(
+  msg: Message,
+  teamName?: string,
+  now: number = Date.now(),
+  toName?: string,
+): string {
   const d = describe(msg);
   const title = firstLine(d.line, 120) || '(empty message)';
   const when = msg.timestamp ? `${codeSpan(localTime(msg.timestamp))} (${relativeTime(msg.timestamp, now)})` : '';
@@ -141,8 +162,9 @@ export function renderMessageMarkdown(msg: Message, teamName?: string, now: numb
     // a frame's fields as the sidecar words them (labels too are the frame's own keys: code),
     // then the frame as written
     for (const f of d.fields) {
-      if (/[\r\n]/.test(f.value) || f.value.length > 120) lines.push(`- ${codeSpan(f.label)}:`, '', codeBlock(f.value, 'text'), '');
-      else lines.push(`- ${codeSpan(f.label)}: ${codeSpan(f.value)}`);
+      if (/[\r\n]/.test(f.value) || f.value.length > 120) {
+        lines.push(`- ${codeSpan(f.label)}:`, '', codeBlock(f.value, 'text'), '');
+      } else lines.push(`- ${codeSpan(f.label)}: ${codeSpan(f.value)}`);
     }
     if (d.fields.length) lines.push('');
     lines.push('**As written**', '', codeBlock(JSON.stringify(msg.structured, null, 2), 'json'));
@@ -164,10 +186,14 @@ export function senderName(msg: Pick<Message, 'from' | 'fromName'>): string {
  */
 export function deliveryLabel(msg: Pick<Message, 'delivery' | 'read'>): string | undefined {
   switch (msg.delivery) {
-    case 'waiting': return 'waiting for the agent';
-    case 'delivered': return 'delivered to the agent';
-    case 'read': return 'read by the agent';
-    default: return undefined;
+    case 'waiting':
+      return 'waiting for the agent';
+    case 'delivered':
+      return 'delivered to the agent';
+    case 'read':
+      return 'read by the agent';
+    default:
+      return undefined;
   }
 }
 
@@ -178,29 +204,45 @@ export function seenLabel(msg: Pick<Message, 'seen'>): string {
 
 /** Both kinds of unread in one line: "delivered to the agent · not yet seen by you". */
 export function statusLine(msg: Pick<Message, 'delivery' | 'read' | 'seen' | 'archived' | 'type'>): string {
-  return [deliveryLabel(msg), seenLabel(msg), msg.archived ? 'archived' : '', msg.type && msg.type !== 'message' ? `type ${codeSpan(msg.type)}` : '']
-    .filter(Boolean).join(' · ');
+  return [
+    deliveryLabel(msg),
+    seenLabel(msg),
+    msg.archived ? 'archived' : '',
+    msg.type && msg.type !== 'message' ? `type ${codeSpan(msg.type)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /** A local date and time ("2026-11-30 14:05"), from ISO text or epoch ms / ns. */
 export function localTime(timestamp: string | number | undefined | null): string {
   if (timestamp === undefined || timestamp === null || timestamp === '') return '';
   let t: number;
-  if (typeof timestamp === 'number') t = timestamp > 1e17 ? timestamp / 1e6 : timestamp; // ns -> ms
+  if (typeof timestamp === 'number') {
+    t = timestamp > 1e17 ? timestamp / 1e6 : timestamp;
+  } // ns -> ms
   else if (/^\d{16,}$/.test(timestamp)) t = Number(timestamp) / 1e6;
   else t = Date.parse(timestamp);
   if (Number.isNaN(t)) return String(timestamp);
-  const d = new Date(t), p = (n: number) => String(n).padStart(2, '0');
+  const d = new Date(t),
+    p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
 /** The reply prompt's subject without stacked "re:" prefixes. */
 export function replySubject(msg: Message, max = 50): string {
-  return messagePreview(msg, max + 10).replace(/^(\s*(re|aw|fwd?)\s*:\s*)+/i, '').slice(0, max);
+  return messagePreview(msg, max + 10)
+    .replace(/^(\s*(re|aw|fwd?)\s*:\s*)+/i, '')
+    .slice(0, max);
 }
 
 /** A recipient row's description: "lead · researcher-type", without repeating the name. */
-export function memberDescription(m: { name: string; lead?: boolean; agentType?: string | null; isActive?: boolean | null }): string {
+export function memberDescription(m: {
+  name: string;
+  lead?: boolean;
+  agentType?: string | null;
+  isActive?: boolean | null;
+}): string {
   const type = m.agentType && m.agentType !== m.name && !(m.lead && m.agentType === 'team-lead') ? m.agentType : '';
   return [m.lead ? 'lead' : '', type, m.isActive === false ? 'inactive' : ''].filter(Boolean).join(' · ');
 }
@@ -212,7 +254,13 @@ export function parseComposed(text: string): { to?: string; body: string } {
   if (i < 0) return { body: '' };
   const m = /^\s*to\s*:\s*(.*?)\s*$/i.exec(lines[i]);
   if (!m) return { body: text.trim() };
-  return { to: m[1] || undefined, body: lines.slice(i + 1).join('\n').trim() };
+  return {
+    to: m[1] || undefined,
+    body: lines
+      .slice(i + 1)
+      .join('\n')
+      .trim(),
+  };
 }
 
 export function composeTemplate(to: string): string {

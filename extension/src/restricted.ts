@@ -8,7 +8,15 @@
  * the person's own history is kept (historyDays). package.json lists the same keys as the
  * workspace trust capability's restrictedConfigurations.
  */
-export const RESTRICTED_KEYS = ['python', 'roots', 'historyPath', 'historyDays', 'identity', 'pseudoClaudeIdentity', 'pseudoclaudeIdentity'] as const;
+export const RESTRICTED_KEYS = [
+  'python',
+  'roots',
+  'historyPath',
+  'historyDays',
+  'identity',
+  'pseudoClaudeIdentity',
+  'pseudoclaudeIdentity',
+] as const;
 
 /** settings.json text without comments and trailing commas (VS Code's JSONC), strings untouched. */
 export function stripJsonc(text: string): string {
@@ -43,10 +51,18 @@ export function stripJsonc(text: string): string {
  */
 export function restrictedKeysSet(text: string, section: string, workspaceFile = false): string[] {
   let obj: unknown;
-  try { obj = JSON.parse(stripJsonc(text)); } catch { obj = undefined; }
-  if (obj === undefined) return RESTRICTED_KEYS.filter(k => text.includes(`"${section}.${k}"`)).map(k => `${section}.${k}`);
+  try {
+    obj = JSON.parse(stripJsonc(text));
+  } catch {
+    obj = undefined;
+  }
+  if (obj === undefined) {
+    return RESTRICTED_KEYS.filter(k => text.includes(`"${section}.${k}"`)).map(k => `${section}.${k}`);
+  }
   const root = (workspaceFile ? (obj as { settings?: unknown })?.settings : obj) as Record<string, unknown> | undefined;
   if (!root || typeof root !== 'object') return [];
-  const nested = root[section] && typeof root[section] === 'object' ? root[section] as Record<string, unknown> : {};
-  return RESTRICTED_KEYS.filter(k => root[`${section}.${k}`] !== undefined || nested[k] !== undefined).map(k => `${section}.${k}`);
+  const nested = root[section] && typeof root[section] === 'object' ? (root[section] as Record<string, unknown>) : {};
+  return RESTRICTED_KEYS.filter(k => root[`${section}.${k}`] !== undefined || nested[k] !== undefined).map(
+    k => `${section}.${k}`,
+  );
 }

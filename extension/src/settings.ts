@@ -30,12 +30,19 @@ export async function ignoredWorkspaceSettings(): Promise<string[]> {
     const i = c.inspect(k);
     if (i?.workspaceValue !== undefined || i?.workspaceFolderValue !== undefined) found.add(`${SECTION}.${k}`);
   }
-  const files: Array<[string, boolean]> = workspaceFolderPaths().map(f => [path.join(f, '.vscode', 'settings.json'), false]);
+  const files: Array<[string, boolean]> = workspaceFolderPaths().map(f => [
+    path.join(f, '.vscode', 'settings.json'),
+    false,
+  ]);
   const ws = vscode.workspace.workspaceFile;
   if (ws?.scheme === 'file') files.push([ws.fsPath, true]);
   for (const [file, isWorkspaceFile] of files) {
     let text: string;
-    try { text = await fs.promises.readFile(file, 'utf8'); } catch { continue; } // most folders have none
+    try {
+      text = await fs.promises.readFile(file, 'utf8');
+    } catch {
+      continue;
+    } // most folders have none
     for (const k of restrictedKeysSet(text, SECTION, isWorkspaceFile)) found.add(k);
   }
   return RESTRICTED_KEYS.map(k => `${SECTION}.${k}`).filter(k => found.has(k));
@@ -52,7 +59,8 @@ export function getSettings(): Settings {
     defaultRoots: get<boolean>('defaultRoots', d.defaultRoots) ?? true,
     identity: get<string>('identity', d.identity) || 'user',
     // renamed (the Settings UI spelled the old key "Pseudoclaude Identity"); the old key still counts
-    pseudoclaudeIdentity: get<string>('pseudoClaudeIdentity', '') || (get<string>('pseudoclaudeIdentity', d.pseudoclaudeIdentity) ?? ''),
+    pseudoclaudeIdentity:
+      get<string>('pseudoClaudeIdentity', '') || (get<string>('pseudoclaudeIdentity', d.pseudoclaudeIdentity) ?? ''),
     notifications: (['off', 'replies', 'messages', 'all'].includes(level ?? '') ? level : 'replies') as NotifyLevel,
     mutedTeams: get<string[]>('mutedTeams', d.mutedTeams) ?? [],
     historyDays: get<number>('historyDays', d.historyDays) ?? 90,

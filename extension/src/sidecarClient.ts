@@ -5,19 +5,36 @@
 // Python process could even start.
 import * as cp from 'child_process';
 import * as vscode from 'vscode';
-import { createMessageConnection, MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-jsonrpc/node';
 import { bundledLibs, checkPython, findPython, PythonChoice, PythonError, sidecarEnv } from './python';
 import { openPythonSetting } from './settings';
 import { plain } from './plainText';
 import { EXTRA_NOTIFICATIONS, ExtraNotification, SidecarPort, SidecarState } from './sidecarPort';
 import {
-  DidChangeParams, InitializationOptions, NotificationMap, Notifications, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams,
+  DidChangeParams,
+  InitializationOptions,
+  NotificationMap,
+  Notifications,
+  ParamsOf,
+  RepliedParams,
+  RequestMethod,
+  ResultOf,
+  UnreadParams,
 } from './protocol';
 
 export type { SidecarState } from './sidecarPort';
 
 /** What a (re)start needs, read fresh each time: settings and workspace folders may have changed. */
-export interface SidecarConfig { python: string; options: InitializationOptions; pycache?: string }
+export interface SidecarConfig {
+  python: string;
+  options: InitializationOptions;
+  pycache?: string;
+}
 
 const MAX_RESTARTS = 4;
 /** workspaceState key: the Python extension's interpreter at the last start (python.ts findPython). */
@@ -58,7 +75,9 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   private readonly extraEmitter = new vscode.EventEmitter<{ method: ExtraNotification; params: unknown }>();
 
   onNotification<N extends ExtraNotification>(method: N, listener: (p: NotificationMap[N]) => void): vscode.Disposable {
-    return this.extraEmitter.event(e => { if (e.method === method) listener(e.params as NotificationMap[N]); });
+    return this.extraEmitter.event(e => {
+      if (e.method === method) listener(e.params as NotificationMap[N]);
+    });
   }
 
   constructor(
@@ -68,10 +87,16 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     private readonly memory?: vscode.Memento,
   ) {}
 
-  get state(): SidecarState { return this._state; }
-  get error(): string | undefined { return this._error; }
+  get state(): SidecarState {
+    return this._state;
+  }
+  get error(): string | undefined {
+    return this._error;
+  }
   /** The interpreter of the latest start. */
-  get python(): PythonChoice | undefined { return this._python; }
+  get python(): PythonChoice | undefined {
+    return this._python;
+  }
 
   private setState(s: SidecarState, error?: string): void {
     this._state = s;
@@ -80,7 +105,11 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
   }
 
   start(): Promise<void> {
-    if (!this.startPromise) this.startPromise = this.doStart().finally(() => { this.startPromise = undefined; });
+    if (!this.startPromise) {
+      this.startPromise = this.doStart().finally(() => {
+        this.startPromise = undefined;
+      });
+    }
     return this.startPromise;
   }
 
@@ -92,8 +121,10 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     const python = await findPython(setting, this.log, this.memory?.get<string>(LAST_PYTHON));
     this._python = python;
     if (python.source === 'python-extension') void this.memory?.update(LAST_PYTHON, python.command);
-    this.log.info(`Starting sidecar: ${python.command} (${python.source})` +
-      (libs ? ` with PYTHONPATH=${libs}` : ' with the interpreter\'s own teaminbox package (no bundled/libs)'));
+    this.log.info(
+      `Starting sidecar: ${python.command} (${python.source})` +
+        (libs ? ` with PYTHONPATH=${libs}` : " with the interpreter's own teaminbox package (no bundled/libs)"),
+    );
     this.log.info(`initializationOptions: ${JSON.stringify(options)}`);
     let session: Session | undefined;
     const t0 = Date.now();
@@ -102,27 +133,46 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
       // teams; explainFailure runs it only when the start fails
       session = this.spawn(python, libs, pycache);
       this.session = session;
-      await withTimeout(Promise.race([
-        session.conn.sendRequest('initialize', {
-          processId: process.pid, clientInfo: { name: 'Team Inbox' }, rootUri: null, capabilities: {}, initializationOptions: options,
-        }),
-        session.exited.then(code => { throw new Error(`the sidecar exited (code ${code}) during start-up`); }),
-      ]), START_TIMEOUT_MS, 'the sidecar did not answer initialize');
+      await withTimeout(
+        Promise.race([
+          session.conn.sendRequest('initialize', {
+            processId: process.pid,
+            clientInfo: { name: 'Team Inbox' },
+            rootUri: null,
+            capabilities: {},
+            initializationOptions: options,
+          }),
+          session.exited.then(code => {
+            throw new Error(`the sidecar exited (code ${code}) during start-up`);
+          }),
+        ]),
+        START_TIMEOUT_MS,
+        'the sidecar did not answer initialize',
+      );
       await session.conn.sendNotification('initialized', {});
       this.initOptions = options;
       this.log.info(`sidecar running: ${Date.now() - t0} ms from spawn to initialized`);
       this.setState('running');
     } catch (e) {
-      if (session) { this.session = undefined; this.kill(session); }
+      if (session) {
+        this.session = undefined;
+        this.kill(session);
+      }
       await this.explainFailure(python, libs, e);
     }
   }
 
   private spawn(python: PythonChoice, libs: string | undefined, pycache: string | undefined): Session {
-    const proc = cp.spawn(python.command, ['-m', 'teaminbox', 'serve'], { env: sidecarEnv(libs, pycache), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = cp.spawn(python.command, ['-m', 'teaminbox', 'serve'], {
+      env: sidecarEnv(libs, pycache),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const exited = new Promise<number | null>(resolve => {
       proc.on('exit', code => resolve(code));
-      proc.on('error', e => { this.log.error(`sidecar process: ${e.message}`); resolve(null); });
+      proc.on('error', e => {
+        this.log.error(`sidecar process: ${e.message}`);
+        resolve(null);
+      });
     });
     let tail = '';
     proc.stderr?.setEncoding('utf8');
@@ -139,8 +189,12 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     conn.onNotification(Notifications.teamsChanged, () => this.teamsEmitter.fire());
     conn.onNotification(Notifications.unread, (p: UnreadParams) => this.unreadEmitter.fire(p));
     conn.onNotification(Notifications.replied, (p: RepliedParams) => this.repliedEmitter.fire(p));
-    for (const n of EXTRA_NOTIFICATIONS) conn.onNotification(n, (p: unknown) => this.extraEmitter.fire({ method: n, params: p }));
-    conn.onNotification('window/logMessage', (p: { message?: string }) => this.log.info(`[sidecar] ${p.message ?? ''}`));
+    for (const n of EXTRA_NOTIFICATIONS) {
+      conn.onNotification(n, (p: unknown) => this.extraEmitter.fire({ method: n, params: p }));
+    }
+    conn.onNotification('window/logMessage', (p: { message?: string }) =>
+      this.log.info(`[sidecar] ${p.message ?? ''}`),
+    );
     conn.onError(([e]) => this.log.warn(`sidecar connection: ${e.message}`));
     conn.listen();
     const session: Session = { proc, conn, exited, stopping: false };
@@ -182,7 +236,9 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
     const msg = `The Team Inbox sidecar stopped ${MAX_RESTARTS + 1} times in 3 minutes; see the log.`;
     this.log.error(msg);
     this.setState('failed', msg);
-    void vscode.window.showErrorMessage(msg, 'Show Log').then(c => { if (c) this.log.show(); });
+    void vscode.window.showErrorMessage(msg, 'Show Log').then(c => {
+      if (c) this.log.show();
+    });
   }
 
   async stop(): Promise<void> {
@@ -227,7 +283,16 @@ export class SidecarClient implements SidecarPort, vscode.Disposable {
 
   dispose(): void {
     void this.stop();
-    for (const e of [this.stateEmitter, this.changeEmitter, this.teamsEmitter, this.unreadEmitter, this.repliedEmitter, this.extraEmitter]) e.dispose();
+    for (const e of [
+      this.stateEmitter,
+      this.changeEmitter,
+      this.teamsEmitter,
+      this.unreadEmitter,
+      this.repliedEmitter,
+      this.extraEmitter,
+    ]) {
+      e.dispose();
+    }
   }
 }
 
@@ -235,6 +300,8 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms); }),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms);
+    }),
   ]);
 }

@@ -27,18 +27,22 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
   private view: vscode.TreeView<TaskTreeNode> | undefined;
 
   constructor(private readonly cache: MessageCache) {
-    this.subscriptions = [cache.onDidChange(c => {
-      if (c.kind === 'teams') this.fire(undefined);
-      else if (c.kind === 'tasks') {
-        const n = this.nodes.get(`tteam:${c.team}`);
-        this.fire(n); // a board of a team not shown yet: the root
-      } else if (c.kind === 'conversation') {
-        for (const n of this.nodes.values()) if (n.kind === 'task' && n.team === c.team) this.fire(n);
-      }
-    })];
+    this.subscriptions = [
+      cache.onDidChange(c => {
+        if (c.kind === 'teams') this.fire(undefined);
+        else if (c.kind === 'tasks') {
+          const n = this.nodes.get(`tteam:${c.team}`);
+          this.fire(n); // a board of a team not shown yet: the root
+        } else if (c.kind === 'conversation') {
+          for (const n of this.nodes.values()) if (n.kind === 'task' && n.team === c.team) this.fire(n);
+        }
+      }),
+    ];
   }
 
-  attach(view: vscode.TreeView<TaskTreeNode>): void { this.view = view; }
+  attach(view: vscode.TreeView<TaskTreeNode>): void {
+    this.view = view;
+  }
 
   private fire(n: TaskTreeNode | undefined): void {
     this.redrawn.push(n ? n.id : '');
@@ -53,7 +57,9 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
     return (old ?? n) as T;
   }
 
-  private team(id: string): Team | undefined { return this.cache.team(id); }
+  private team(id: string): Team | undefined {
+    return this.cache.team(id);
+  }
 
   getTreeItem(n: TaskTreeNode): vscode.TreeItem {
     const { Expanded, Collapsed, None } = vscode.TreeItemCollapsibleState;
@@ -63,7 +69,14 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
       const tasks = this.cache.tasks(n.team) ?? [];
       const open = tasks.filter(x => x.status !== 'completed').length;
       item = new vscode.TreeItem(t ? teamDisplayName(t) : n.team, t?.ended ? Collapsed : Expanded);
-      item.description = [t ? formatName(t) : '', `${tasks.length} task${tasks.length === 1 ? '' : 's'}`, open ? `${open} open` : '', t?.ended ? 'ended' : ''].filter(Boolean).join(' · ');
+      item.description = [
+        t ? formatName(t) : '',
+        `${tasks.length} task${tasks.length === 1 ? '' : 's'}`,
+        open ? `${open} open` : '',
+        t?.ended ? 'ended' : '',
+      ]
+        .filter(Boolean)
+        .join(' · ');
       item.iconPath = new vscode.ThemeIcon(t?.ended ? 'archive' : 'organization');
       item.contextValue = 'taskTeam';
     } else if (n.kind === 'group') {
@@ -76,7 +89,15 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
       item = new vscode.TreeItem(taskLabel(n.task), Collapsed);
       item.description = taskDescription(n.task);
       item.tooltip = taskTooltip(n.task);
-      item.iconPath = new vscode.ThemeIcon(n.task.status === 'completed' ? 'pass-filled' : n.task.status === 'in_progress' ? 'sync' : n.task.blockedBy.length ? 'lock' : 'circle-large-outline');
+      item.iconPath = new vscode.ThemeIcon(
+        n.task.status === 'completed'
+          ? 'pass-filled'
+          : n.task.status === 'in_progress'
+            ? 'sync'
+            : n.task.blockedBy.length
+              ? 'lock'
+              : 'circle-large-outline',
+      );
       item.contextValue = n.task.archived ? 'task.archived' : 'task';
     } else {
       const row = conversationRow(n.message);
@@ -85,7 +106,11 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
       item.tooltip = row.tooltip;
       item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
       item.contextValue = 'taskMessage';
-      item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [{ team: n.team, inbox: n.message.inbox, id: n.message.id }] };
+      item.command = {
+        command: 'teamInbox.openMessage',
+        title: 'Open Message',
+        arguments: [{ team: n.team, inbox: n.message.inbox, id: n.message.id }],
+      };
     }
     item.id = n.id;
     return item;
@@ -99,21 +124,36 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
         const all = [...live, ...ended];
         const boards = await Promise.all(all.map(t => this.cache.loadTasks(t.id).catch(() => [] as Task[])));
         const shown = all.filter((_, i) => boards[i].length > 0);
-        this.setMessage(shown.length ? undefined : 'No tasks yet: a team lead creates them (TaskCreate), PseudoClaude keeps them in tasks.json.');
+        this.setMessage(
+          shown.length
+            ? undefined
+            : 'No tasks yet: a team lead creates them (TaskCreate), PseudoClaude keeps them in tasks.json.',
+        );
         return shown.map(t => this.node({ kind: 'team', id: `tteam:${t.id}`, team: t.id }));
       }
       if (n.kind === 'team') {
         const tasks = await this.cache.loadTasks(n.team);
-        return groupTasks(tasks).map(g => this.node({ kind: 'group', id: `tgroup:${n.team}/${g.status}`, team: n.team, status: g.status }));
+        return groupTasks(tasks).map(g =>
+          this.node({ kind: 'group', id: `tgroup:${n.team}/${g.status}`, team: n.team, status: g.status }),
+        );
       }
       if (n.kind === 'group') {
         const g = groupTasks(this.cache.tasks(n.team) ?? []).find(x => x.status === n.status);
         // a task's id stays while its status moves it between groups: keep ids unique per group
-        return (g?.tasks ?? []).map(task => this.node({ kind: 'task', id: `ttask:${n.team}/${n.status}/${task.id}`, team: n.team, task }));
+        return (g?.tasks ?? []).map(task =>
+          this.node({ kind: 'task', id: `ttask:${n.team}/${n.status}/${task.id}`, team: n.team, task }),
+        );
       }
       if (n.kind === 'task') {
         const conv = await this.cache.loadConversation(n.team);
-        return taskMessages(n.task, conv).map(m => this.node({ kind: 'message', id: `tmsg:${n.team}/${n.task.id}/${m.inbox}/${m.id}`, team: n.team, message: m }));
+        return taskMessages(n.task, conv).map(m =>
+          this.node({
+            kind: 'message',
+            id: `tmsg:${n.team}/${n.task.id}/${m.inbox}/${m.id}`,
+            team: n.team,
+            message: m,
+          }),
+        );
       }
     } catch (e) {
       this.setMessage(`Cannot read the tasks: ${errorText(e).text}`);
@@ -131,7 +171,11 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
   }
 }
 
-export function createTasksView(cache: MessageCache): { provider: TasksProvider; view: vscode.TreeView<TaskTreeNode>; disposables: vscode.Disposable[] } {
+export function createTasksView(cache: MessageCache): {
+  provider: TasksProvider;
+  view: vscode.TreeView<TaskTreeNode>;
+  disposables: vscode.Disposable[];
+} {
   const provider = new TasksProvider(cache);
   const view = vscode.window.createTreeView(TASKS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   provider.attach(view);

@@ -23,16 +23,29 @@ export function readTeamsMemo(file: string): Team[] | undefined {
 function isTeamLike(t: unknown): boolean {
   if (typeof t !== 'object' || t === null) return false;
   const o = t as Record<string, unknown>;
-  return typeof o.id === 'string' && typeof o.name === 'string' && typeof o.ended === 'boolean' && Array.isArray(o.members)
-    && o.members.every(m => typeof m === 'object' && m !== null && typeof (m as Record<string, unknown>).inbox === 'string'
-      && typeof (m as Record<string, unknown>).name === 'string');
+  return (
+    typeof o.id === 'string' &&
+    typeof o.name === 'string' &&
+    typeof o.ended === 'boolean' &&
+    Array.isArray(o.members) &&
+    o.members.every(
+      m =>
+        typeof m === 'object' &&
+        m !== null &&
+        typeof (m as Record<string, unknown>).inbox === 'string' &&
+        typeof (m as Record<string, unknown>).name === 'string',
+    )
+  );
 }
 
 /** Writes the memo when the teams differ from the last one written (temp file, then rename). */
 export class TeamsMemo {
   private last: string | undefined;
 
-  constructor(readonly file: string, private readonly log: (line: string) => void = () => undefined) {}
+  constructor(
+    readonly file: string,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
 
   read(): Team[] | undefined {
     const teams = readTeamsMemo(this.file);
@@ -45,9 +58,13 @@ export class TeamsMemo {
     if (text === this.last) return;
     this.last = text;
     const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.promises.mkdir(path.dirname(this.file), { recursive: true })
+    fs.promises
+      .mkdir(path.dirname(this.file), { recursive: true })
       .then(() => fs.promises.writeFile(tmp, text))
       .then(() => fs.promises.rename(tmp, this.file))
-      .catch(e => { this.log(`remembering the teams: ${e instanceof Error ? e.message : e}`); void fs.promises.rm(tmp, { force: true }); });
+      .catch(e => {
+        this.log(`remembering the teams: ${e instanceof Error ? e.message : e}`);
+        void fs.promises.rm(tmp, { force: true });
+      });
   }
 }

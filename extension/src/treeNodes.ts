@@ -7,44 +7,89 @@ import type { AttentionItem, Member, Message, Team } from './protocol';
 export class TeamNode {
   readonly kind = 'team';
   /** provisional: the last session's row, drawn collapsed until the sidecar answers */
-  constructor(readonly id: string, public team: Team, readonly provisional = false) {}
-  get teamId(): string { return this.team.id; }
+  constructor(
+    readonly id: string,
+    public team: Team,
+    readonly provisional = false,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
 }
 
 export class InboxNode {
   readonly kind = 'inbox';
-  constructor(readonly id: string, public team: Team, public member: Member) {}
-  get teamId(): string { return this.team.id; }
-  get inbox(): string { return this.member.inbox; }
+  constructor(
+    readonly id: string,
+    public team: Team,
+    public member: Member,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
+  get inbox(): string {
+    return this.member.inbox;
+  }
 }
 
 export class MessageNode {
   readonly kind = 'message';
-  constructor(readonly id: string, public team: Team, public member: Member, public message: Message) {}
-  get teamId(): string { return this.team.id; }
-  get inbox(): string { return this.member.inbox; }
+  constructor(
+    readonly id: string,
+    public team: Team,
+    public member: Member,
+    public message: Message,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
+  get inbox(): string {
+    return this.member.inbox;
+  }
 }
 
 /** "Older messages" below an inbox's newest ones: a long inbox is drawn a step at a time. */
 export class OlderNode {
   readonly kind = 'older';
-  constructor(readonly id: string, public team: Team, public member: Member, public hidden: number) {}
-  get teamId(): string { return this.team.id; }
-  get inbox(): string { return this.member.inbox; }
+  constructor(
+    readonly id: string,
+    public team: Team,
+    public member: Member,
+    public hidden: number,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
+  get inbox(): string {
+    return this.member.inbox;
+  }
 }
 
 /** A team's "Conversation": every inbox's messages, newest first. */
 export class ConversationNode {
   readonly kind = 'conversation';
-  constructor(readonly id: string, public team: Team) {}
-  get teamId(): string { return this.team.id; }
+  constructor(
+    readonly id: string,
+    public team: Team,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
 }
 
 export class ConversationMessageNode {
   readonly kind = 'convMessage';
-  constructor(readonly id: string, public team: Team, public message: Message) {}
-  get teamId(): string { return this.team.id; }
-  get inbox(): string { return this.message.inbox; }
+  constructor(
+    readonly id: string,
+    public team: Team,
+    public message: Message,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
+  get inbox(): string {
+    return this.message.inbox;
+  }
 }
 
 /** The collapsed "Ended" group at the bottom: teams whose folder is gone. */
@@ -63,11 +108,25 @@ export class AttentionGroupNode {
 
 export class AttentionNode {
   readonly kind = 'attention';
-  constructor(readonly id: string, public item: AttentionItem) {}
-  get teamId(): string { return this.item.team; }
+  constructor(
+    readonly id: string,
+    public item: AttentionItem,
+  ) {}
+  get teamId(): string {
+    return this.item.team;
+  }
 }
 
-export type TreeNode = TeamNode | InboxNode | MessageNode | OlderNode | ConversationNode | ConversationMessageNode | EndedGroupNode | AttentionGroupNode | AttentionNode;
+export type TreeNode =
+  | TeamNode
+  | InboxNode
+  | MessageNode
+  | OlderNode
+  | ConversationNode
+  | ConversationMessageNode
+  | EndedGroupNode
+  | AttentionGroupNode
+  | AttentionNode;
 
 export const teamNodeId = (team: string): string => `team:${team}`;
 export const inboxNodeId = (team: string, inbox: string): string => `inbox:${team}/${inbox}`;
@@ -75,4 +134,5 @@ export const messageNodeId = (team: string, inbox: string, id: string): string =
 export const olderNodeId = (team: string, inbox: string): string => `older:${team}/${inbox}`;
 export const conversationNodeId = (team: string): string => `conv:${team}`;
 export const convMessageNodeId = (team: string, inbox: string, id: string): string => `cmsg:${team}/${inbox}/${id}`;
-export const attentionNodeId = (i: AttentionItem): string => `attn:${i.team}/${i.kind}/${i.member}/${i.requestId ?? i.messageId ?? ''}`;
+export const attentionNodeId = (i: AttentionItem): string =>
+  `attn:${i.team}/${i.kind}/${i.member}/${i.requestId ?? i.messageId ?? ''}`;

@@ -17,9 +17,14 @@ export interface Row {
 }
 
 const MEMBER_COLORS: Record<string, string> = {
-  blue: 'terminal.ansiBlue', green: 'terminal.ansiGreen', red: 'terminal.ansiRed',
-  yellow: 'terminal.ansiYellow', purple: 'terminal.ansiMagenta', cyan: 'terminal.ansiCyan',
-  orange: 'charts.orange', pink: 'terminal.ansiBrightMagenta',
+  blue: 'terminal.ansiBlue',
+  green: 'terminal.ansiGreen',
+  red: 'terminal.ansiRed',
+  yellow: 'terminal.ansiYellow',
+  purple: 'terminal.ansiMagenta',
+  cyan: 'terminal.ansiCyan',
+  orange: 'charts.orange',
+  pink: 'terminal.ansiBrightMagenta',
 };
 
 export function memberThemeColor(color: string | null | undefined): string | undefined {
@@ -28,13 +33,17 @@ export function memberThemeColor(color: string | null | undefined): string | und
 
 /** By what the rows show (a session team by its label), then the format. */
 export function sortTeams(teams: Team[]): Team[] {
-  return [...teams].sort((a, b) => teamDisplayName(a).localeCompare(teamDisplayName(b)) || a.format.localeCompare(b.format));
+  return [...teams].sort(
+    (a, b) => teamDisplayName(a).localeCompare(teamDisplayName(b)) || a.format.localeCompare(b.format),
+  );
 }
 
 /** Live teams (by name), then the ended ones (newest first): the tree puts those in an "Ended" group. */
 export function splitEnded(teams: readonly Team[]): { live: Team[]; ended: Team[] } {
   const live = sortTeams(teams.filter(t => !t.ended));
-  const ended = teams.filter(t => t.ended).sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0) || a.name.localeCompare(b.name));
+  const ended = teams
+    .filter(t => t.ended)
+    .sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0) || a.name.localeCompare(b.name));
   return { live, ended };
 }
 
@@ -61,7 +70,11 @@ export function tokenText(t: TokenUse | null | undefined): string {
 
 export function tokenTooltip(t: TokenUse | null | undefined): string {
   if (!t) return '';
-  return `Tokens: ${compactNumber(t.input)} in, ${compactNumber(t.output)} out, ${compactNumber(t.cacheRead)} cache read, ${compactNumber(t.cacheWrite)} cache write; about $${t.cost.toFixed(2)}`;
+  const n = compactNumber;
+  return (
+    `Tokens: ${n(t.input)} in, ${n(t.output)} out, ${n(t.cacheRead)} cache read, ${n(t.cacheWrite)} cache write; ` +
+    `about $${t.cost.toFixed(2)}`
+  );
 }
 
 export const STATE_ICONS: Record<MemberState['kind'], [string, string | undefined]> = {
@@ -79,7 +92,8 @@ function clock(epochSeconds: number): string {
 /** "working since 12:03 UTC (5m) because …" */
 export function stateTooltip(s: MemberState, now: number = Date.now()): string {
   const since = s.since ? ` since ${clock(s.since)} (${waitedFor(s.since, now)})` : '';
-  return `${s.kind}${since}${s.detail ? ` because: ${s.detail.length > 300 ? s.detail.slice(0, 300) + '…' : s.detail}` : ''}`;
+  const detail = s.detail && s.detail.length > 300 ? s.detail.slice(0, 300) + '…' : s.detail;
+  return `${s.kind}${since}${detail ? ` because: ${detail}` : ''}`;
 }
 
 /** Own inbox first, then the lead, then the others by name; phantoms last. */
@@ -98,7 +112,9 @@ export function totalUnread(teams: Team[]): number {
 }
 
 /** How people call a team's format: the sidecar's name for it (its id in an old history). */
-export function formatName(team: Pick<Team, 'format' | 'formatName'>): string { return team.formatName || team.format; }
+export function formatName(team: Pick<Team, 'format' | 'formatName'>): string {
+  return team.formatName || team.format;
+}
 
 /** The sidecar's label (`myapp · Mon 30 Nov 14:02`) beside a chosen name; none when it is the title. */
 export function labelBesideName(team: Pick<Team, 'name' | 'title' | 'label'>): string | undefined {
@@ -124,7 +140,9 @@ export function teamRow(team: Team): Row {
     team.project ? `Project: ${team.project}` : '',
     team.branch ? `Branch: ${team.branch}` : '',
     team.leadAlive === true ? 'Lead process: running' : team.leadAlive === false ? 'Lead process: not running' : '',
-    team.orphan ? 'Orphan: the folder is still there but its lead is gone (Claude Code deletes it on its next start).' : '',
+    team.orphan
+      ? 'Orphan: the folder is still there but its lead is gone (Claude Code deletes it on its next start).'
+      : '',
     tokenTooltip(team.tokens),
     team.description ?? '',
     `Folder: ${team.dir}`,
@@ -132,7 +150,9 @@ export function teamRow(team: Team): Row {
     `You send as: ${team.identity}`,
     team.ended ? 'Ended: the team folder is gone; its messages come from the history.' : '',
     team.error ? `Error (${team.error.code}): ${problemText(team.error)}` : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   return {
     label: name,
     description: parts.join(' · '),
@@ -161,28 +181,53 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   const tip = [
     m.name + (m.agentType ? ` (${m.agentType})` : ''),
     m.agentId && m.agentId !== m.name ? `Agent id: ${m.agentId}` : '',
-    [m.model ? `Model: ${m.model}` : '', m.branch ? `Branch: ${m.branch}` : '', m.backend ? `Runs: ${m.backend}` : ''].filter(Boolean).join(' · '),
+    [m.model ? `Model: ${m.model}` : '', m.branch ? `Branch: ${m.branch}` : '', m.backend ? `Runs: ${m.backend}` : '']
+      .filter(Boolean)
+      .join(' · '),
     m.cwd ? `Folder: ${m.cwd}` : '',
     `Inbox ${m.inbox}: ${m.total} message${m.total === 1 ? '' : 's'}, ${m.unread} unread`,
-    m.owned ? 'Your own inbox: opening a message marks it read.' : 'Opening a message only marks it seen for you; the file is not touched.',
-    m.consumed && !m.owned ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, and the agent never gets them.' : '',
+    m.owned
+      ? 'Your own inbox: opening a message marks it read.'
+      : 'Opening a message only marks it seen for you; the file is not touched.',
+    m.consumed && !m.owned
+      ? 'An agent reads this inbox: "Discard Undelivered…" marks messages read in the file, ' +
+        'and the agent never gets them.'
+      : '',
     m.phantom ? 'Phantom inbox: no member of this name in config.json, nobody reads it.' : '',
     m.left ? 'Left: no longer in the team config; its inbox file stays behind.' : '',
     state ? `State: ${stateTooltip(state, now)}` : '',
-    m.activity?.lastActive ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)${m.activity.working ? ', working now' : ''}` : '',
+    m.activity?.lastActive
+      ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)` +
+        (m.activity.working ? ', working now' : '')
+      : '',
     m.activity?.lastWords ? `Last words: ${firstLine(m.activity.lastWords, 200)}` : '',
     tokenTooltip(m.activity?.tokens),
     m.error ? `Error (${m.error.code}): ${problemText(m.error)}` : '',
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   const stateIcon = state && !m.owned ? STATE_ICONS[state.kind] : undefined;
-  const icon = m.error ? 'warning' : m.phantom ? 'question' : stateIcon ? stateIcon[0] : m.left ? 'person' : m.owned ? 'inbox' : m.lead ? 'star-full' : 'person';
+  const icon = m.error
+    ? 'warning'
+    : m.phantom
+      ? 'question'
+      : stateIcon
+        ? stateIcon[0]
+        : m.left
+          ? 'person'
+          : m.owned
+            ? 'inbox'
+            : m.lead
+              ? 'star-full'
+              : 'person';
   return {
     label: m.name,
     description: desc.join(' · '),
     tooltip: tip,
     icon,
-    color: m.error ? 'problemsWarningIcon.foreground' : stateIcon?.[1] ?? memberThemeColor(m.color),
-    contextValue: `inbox${m.owned ? '.owned' : ''}${m.unread ? '.unread' : ''}${m.consumed && !m.owned ? '.consumed' : ''}`,
+    color: m.error ? 'problemsWarningIcon.foreground' : (stateIcon?.[1] ?? memberThemeColor(m.color)),
+    contextValue:
+      'inbox' + (m.owned ? '.owned' : '') + (m.unread ? '.unread' : '') + (m.consumed && !m.owned ? '.consumed' : ''),
     collapsible: true,
   };
 }
@@ -190,17 +235,24 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
 /** A frame's icon by the kind the sidecar named; any other frame is an event. */
 const FRAME_ICONS: Partial<Record<Description['kind'], string>> = {
   idle: 'debug-pause',
-  shutdown_request: 'debug-stop', shutdown_approved: 'debug-stop', shutdown_rejected: 'debug-stop',
-  plan_request: 'checklist', plan_response: 'checklist',
-  task_assignment: 'tasklist', task_completed: 'tasklist',
-  permission_request: 'shield', permission_response: 'shield', permission_update: 'shield',
+  shutdown_request: 'debug-stop',
+  shutdown_approved: 'debug-stop',
+  shutdown_rejected: 'debug-stop',
+  plan_request: 'checklist',
+  plan_response: 'checklist',
+  task_assignment: 'tasklist',
+  task_completed: 'tasklist',
+  permission_request: 'shield',
+  permission_response: 'shield',
+  permission_update: 'shield',
   teammate_terminated: 'close',
 };
 
 /** A tooltip's body: a frame as the sidecar describes it, else the words (cut at 600). */
 function tipBody(msg: Message): string {
   if (frameKind(msg)) return descriptionText(msg);
-  return (msg.summary ? `${msg.summary}\n\n` : '') + (msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text);
+  const words = msg.text.length > 600 ? msg.text.slice(0, 600) + '…' : msg.text;
+  return (msg.summary ? `${msg.summary}\n\n` : '') + words;
 }
 
 /** `consumed`: an agent reads the inbox, so an unread entry is still undelivered. */
@@ -215,10 +267,22 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
   return {
     label: msg.fromName ?? msg.from, // a member's name, whichever spelling `from` used
     description: [messagePreview(msg, 70), when, msg.archived ? 'archived' : ''].filter(Boolean).join(' · '),
-    tooltip: `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody(msg)}`,
+    tooltip:
+      `${msg.from} → ${msg.to || msg.inbox} · ${msg.timestamp}` +
+      `${unread ? ' · unread' : ''}${msg.archived ? ' · archived' : ''}\n\n${tipBody(msg)}`,
     icon,
-    color: msg.archived ? 'disabledForeground' : unread ? 'notificationsInfoIcon.foreground' : frame ? 'descriptionForeground' : memberThemeColor(msg.color),
-    contextValue: `message${unread ? '.unread' : ''}${msg.archived ? '.archived' : ''}${consumed && !msg.read && !msg.archived ? '.undelivered' : ''}`,
+    color: msg.archived
+      ? 'disabledForeground'
+      : unread
+        ? 'notificationsInfoIcon.foreground'
+        : frame
+          ? 'descriptionForeground'
+          : memberThemeColor(msg.color),
+    contextValue:
+      'message' +
+      (unread ? '.unread' : '') +
+      (msg.archived ? '.archived' : '') +
+      (consumed && !msg.read && !msg.archived ? '.undelivered' : ''),
     collapsible: false,
     state,
   };
@@ -249,14 +313,18 @@ export function attentionRow(item: AttentionItem, teamName: string, now: number 
   const answerable = item.kind === 'plan';
   return {
     label: item.summary,
-    description: [teamName, waited ? `${waited} waiting` : '', item.count > 1 ? `${item.count} messages` : ''].filter(Boolean).join(' · '),
+    description: [teamName, waited ? `${waited} waiting` : '', item.count > 1 ? `${item.count} messages` : '']
+      .filter(Boolean)
+      .join(' · '),
     tooltip: [
       `${item.kind}: ${item.summary}`,
       `Team: ${teamName} · member: ${item.member}`,
       item.toolName ? `Tool: ${item.toolName}` : '',
       item.since ? `Since ${clock(item.since)} (${waited})` : '',
       answerable ? 'Approve or reject from the context menu (Claude Code: the lead is asked to).' : '',
-    ].filter(Boolean).join('\n'),
+    ]
+      .filter(Boolean)
+      .join('\n'),
     icon: ATTENTION_ICONS[item.kind] ?? 'bell',
     color: item.kind === 'stalled' ? 'problemsWarningIcon.foreground' : 'notificationsInfoIcon.foreground',
     contextValue: `attention.${item.kind}`,

@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  broadcastDraft, compactTarget, discardTarget, inboxRef, markAllTarget, markTarget, messageRef, replyDraft, searchDraft, sendDraft,
+  broadcastDraft,
+  compactTarget,
+  discardTarget,
+  inboxRef,
+  markAllTarget,
+  markTarget,
+  messageRef,
+  replyDraft,
+  searchDraft,
+  sendDraft,
 } from '../src/commands/args';
 import { InboxNode, MessageNode, TeamNode } from '../src/treeNodes';
 import { member, msg, team } from './fixtures';
@@ -22,7 +31,14 @@ test('send: a team node asks for everything, an inbox node names the recipient, 
   assert.deepEqual(o.extra, { type: 'task', color: undefined, payload: { a: 1 } });
   assert.equal(sendDraft({ team: 'alpha' }).ask, true, 'no text: prompt for it');
   assert.equal(broadcastDraft(inboxNode).to, '*');
-  assert.deepEqual(broadcastDraft({ team: 'alpha', text: 't' }), { team: 'alpha', to: '*', text: 't', summary: undefined, extra: {}, ask: false });
+  assert.deepEqual(broadcastDraft({ team: 'alpha', text: 't' }), {
+    team: 'alpha',
+    to: '*',
+    text: 't',
+    summary: undefined,
+    extra: {},
+    ask: false,
+  });
 });
 
 test('an options object that looks like a node is still options (instanceof, not shape)', () => {
@@ -42,14 +58,26 @@ test('message refs from nodes and options; a Message is its own ref', () => {
 });
 
 test('markRead: the selection when the clicked row is in it, else the clicked row', () => {
-  const a = node('a'), b = node('b'), c = node('c', 'user');
+  const a = node('a'),
+    b = node('b'),
+    c = node('c', 'user');
   const ids = (x: ReturnType<typeof markTarget>) => (x.kind === 'messages' ? x.messages.map(m => m.id) : x.kind);
   assert.deepEqual(ids(markTarget(a, [a, b, teamNode])), ['a', 'b']);
   assert.deepEqual(ids(markTarget(c, [a, b])), ['c']);
   assert.deepEqual(ids(markTarget(a)), ['a']);
   assert.equal(markTarget(undefined).kind, 'pick');
-  assert.deepEqual(markTarget({ team: 't', inbox: 'i', all: true }), { kind: 'inbox', team: 't', inbox: 'i', ids: 'all' });
-  assert.deepEqual(markTarget({ team: 't', inbox: 'i', ids: ['1'] }), { kind: 'inbox', team: 't', inbox: 'i', ids: ['1'] });
+  assert.deepEqual(markTarget({ team: 't', inbox: 'i', all: true }), {
+    kind: 'inbox',
+    team: 't',
+    inbox: 'i',
+    ids: 'all',
+  });
+  assert.deepEqual(markTarget({ team: 't', inbox: 'i', ids: ['1'] }), {
+    kind: 'inbox',
+    team: 't',
+    inbox: 'i',
+    ids: ['1'],
+  });
   assert.throws(() => markTarget({ team: 't', inbox: 'i' }), /ids or all/);
 });
 
@@ -57,10 +85,29 @@ test('markAllRead and discard targets', () => {
   assert.deepEqual(markAllTarget(teamNode), { kind: 'team', team: 'claude:alpha' });
   assert.deepEqual(markAllTarget(inboxNode), { kind: 'inbox', team: 'claude:alpha', inbox: 'researcher' });
   // a node always asks first; options may say the caller asked
-  assert.deepEqual(discardTarget(inboxNode), { kind: 'inbox', team: 'claude:alpha', inbox: 'researcher', ids: 'all', confirmed: false });
-  const a = node('a'), other = node('o', 'user');
-  assert.deepEqual(discardTarget(a, [a, other]), { kind: 'inbox', team: 'claude:alpha', inbox: 'researcher', ids: ['a'], confirmed: false });
-  assert.deepEqual(discardTarget({ team: 't', inbox: 'i', ids: ['x'], confirmed: true }), { kind: 'inbox', team: 't', inbox: 'i', ids: ['x'], confirmed: true });
+  assert.deepEqual(discardTarget(inboxNode), {
+    kind: 'inbox',
+    team: 'claude:alpha',
+    inbox: 'researcher',
+    ids: 'all',
+    confirmed: false,
+  });
+  const a = node('a'),
+    other = node('o', 'user');
+  assert.deepEqual(discardTarget(a, [a, other]), {
+    kind: 'inbox',
+    team: 'claude:alpha',
+    inbox: 'researcher',
+    ids: ['a'],
+    confirmed: false,
+  });
+  assert.deepEqual(discardTarget({ team: 't', inbox: 'i', ids: ['x'], confirmed: true }), {
+    kind: 'inbox',
+    team: 't',
+    inbox: 'i',
+    ids: ['x'],
+    confirmed: true,
+  });
   assert.throws(() => discardTarget({ team: 't', inbox: 'i' }), /ids or all/);
 });
 

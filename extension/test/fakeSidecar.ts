@@ -1,7 +1,15 @@
 // A SidecarPort for unit tests: records requests, answers from handlers, fires notifications.
 import { Emitter } from '../src/events';
 import type { ExtraNotification, SidecarPort, SidecarState } from '../src/sidecarPort';
-import type { DidChangeParams, NotificationMap, ParamsOf, RepliedParams, RequestMethod, ResultOf, UnreadParams } from '../src/protocol';
+import type {
+  DidChangeParams,
+  NotificationMap,
+  ParamsOf,
+  RepliedParams,
+  RequestMethod,
+  ResultOf,
+  UnreadParams,
+} from '../src/protocol';
 
 type Handlers = { [M in RequestMethod]?: (p: ParamsOf<M>) => ResultOf<M> | Promise<ResultOf<M>> };
 
@@ -21,10 +29,14 @@ export class FakeSidecar implements SidecarPort {
 
   readonly extra = new Emitter<{ method: ExtraNotification; params: unknown }>();
   onNotification<N extends ExtraNotification>(method: N, listener: (p: NotificationMap[N]) => void) {
-    return this.extra.event(e => { if (e.method === method) listener(e.params as NotificationMap[N]); });
+    return this.extra.event(e => {
+      if (e.method === method) listener(e.params as NotificationMap[N]);
+    });
   }
   /** Fires one of the other notifications. */
-  notify<N extends ExtraNotification>(method: N, params: NotificationMap[N]): void { this.extra.fire({ method, params }); }
+  notify<N extends ExtraNotification>(method: N, params: NotificationMap[N]): void {
+    this.extra.fire({ method, params });
+  }
 
   constructor(public handlers: Handlers = {}) {}
 
@@ -35,12 +47,16 @@ export class FakeSidecar implements SidecarPort {
     return h(params);
   }
 
-  count(method: RequestMethod): number { return this.calls.filter(c => c.method === method).length; }
+  count(method: RequestMethod): number {
+    return this.calls.filter(c => c.method === method).length;
+  }
 }
 
 /** A promise whose resolution the test controls. */
 export function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;
-  const promise = new Promise<T>(r => { resolve = r; });
+  const promise = new Promise<T>(r => {
+    resolve = r;
+  });
   return { promise, resolve };
 }

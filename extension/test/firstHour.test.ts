@@ -1,14 +1,37 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
-  composeTemplate, deliveryLabel, localTime, memberDescription, parseComposed, renderMessageMarkdown, replySubject, senderName, statusLine,
+  composeTemplate,
+  deliveryLabel,
+  localTime,
+  memberDescription,
+  parseComposed,
+  renderMessageMarkdown,
+  replySubject,
+  senderName,
+  statusLine,
 } from '../src/render';
 import type { Message } from '../src/protocol';
 
 const base: Message = {
-  id: 'm1', team: 'claude:alpha', inbox: 'user', from: 'researcher@alpha', to: 'user', type: 'message', text: 'Re: re: Bug found\nmore',
-  timestamp: '2026-11-30T12:00:00.000Z', read: false, summary: null, color: null, payload: null, structured: null, raw: {},
-  archived: false, seen: false, fromName: 'researcher', delivery: null,
+  id: 'm1',
+  team: 'claude:alpha',
+  inbox: 'user',
+  from: 'researcher@alpha',
+  to: 'user',
+  type: 'message',
+  text: 'Re: re: Bug found\nmore',
+  timestamp: '2026-11-30T12:00:00.000Z',
+  read: false,
+  summary: null,
+  color: null,
+  payload: null,
+  structured: null,
+  raw: {},
+  archived: false,
+  seen: false,
+  fromName: 'researcher',
+  delivery: null,
   description: { kind: 'message', line: 'Re: re: Bug found', fields: [], task: null },
 } as unknown as Message;
 
@@ -30,7 +53,10 @@ test('two kinds of unread: the agent side (delivery) apart from yours (seen)', (
   assert.equal(deliveryLabel({ delivery: 'waiting', read: false }), 'waiting for the agent');
   assert.equal(deliveryLabel({ delivery: 'read', read: true }), 'read by the agent');
   assert.equal(deliveryLabel({ delivery: null, read: false }), undefined);
-  assert.equal(statusLine({ ...base, delivery: 'delivered', seen: false }), 'delivered to the agent · not yet seen by you');
+  assert.equal(
+    statusLine({ ...base, delivery: 'delivered', seen: false }),
+    'delivered to the agent · not yet seen by you',
+  );
   assert.equal(statusLine({ ...base, seen: true }), 'seen by you');
   assert.match(renderMessageMarkdown({ ...base, seen: true, read: true }, 'alpha'), /- \*\*Status:\*\* seen by you$/m);
 });
@@ -43,7 +69,10 @@ test('reply subject without stacked re:, recipients without name duplication', (
 });
 
 test('compose editor: To: header and body', () => {
-  assert.deepEqual(parseComposed(composeTemplate('researcher') + 'Line 1\n\nLine 2\n'), { to: 'researcher', body: 'Line 1\n\nLine 2' });
+  assert.deepEqual(parseComposed(composeTemplate('researcher') + 'Line 1\n\nLine 2\n'), {
+    to: 'researcher',
+    body: 'Line 1\n\nLine 2',
+  });
   assert.deepEqual(parseComposed('\n  to:  lead \nhi'), { to: 'lead', body: 'hi' });
   assert.deepEqual(parseComposed('To:\nhi'), { to: undefined, body: 'hi' });
   assert.deepEqual(parseComposed('no header'), { body: 'no header' });

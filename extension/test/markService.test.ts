@@ -14,15 +14,23 @@ test('markMethod: read only in the own inbox, and only for entries still in the 
 
 test('byInbox groups a selection per inbox in order', () => {
   const groups = byInbox([msg({ id: '1' }), msg({ id: '2', inbox: 'researcher' }), msg({ id: '3' })]);
-  assert.deepEqual(groups.map(g => g.map(m => m.id)), [['1', '3'], ['2']]);
+  assert.deepEqual(
+    groups.map(g => g.map(m => m.id)),
+    [['1', '3'], ['2']],
+  );
 });
 
 async function setup() {
   const side = new FakeSidecar({
     'teamInbox/teams': () => ({ teams: [team()] }),
-    'teamInbox/messages': p => ({ messages: p.inbox === 'user'
-      ? [msg({ id: 'live' }), msg({ id: 'old', archived: true })]
-      : [msg({ id: 'r1', inbox: 'researcher' })], total: 1, unread: 1 }),
+    'teamInbox/messages': p => ({
+      messages:
+        p.inbox === 'user'
+          ? [msg({ id: 'live' }), msg({ id: 'old', archived: true })]
+          : [msg({ id: 'r1', inbox: 'researcher' })],
+      total: 1,
+      unread: 1,
+    }),
     'teamInbox/markRead': p => ({ marked: p.all ? 5 : (p.ids ?? []).length }),
     'teamInbox/markSeen': p => ({ marked: p.all ? 5 : (p.ids ?? []).length }),
     'teamInbox/discard': p => ({ marked: p.all ? 5 : (p.ids ?? []).length }),
@@ -46,7 +54,10 @@ test("own inbox: markRead for live entries, markSeen for archived ones; a teamma
 
   const other = await marks.mark('claude:alpha', 'researcher', 'all');
   assert.equal(other.method, 'teamInbox/markSeen');
-  assert.deepEqual(side.calls.at(-1), { method: 'teamInbox/markSeen', params: { team: 'claude:alpha', inbox: 'researcher', all: true } });
+  assert.deepEqual(side.calls.at(-1), {
+    method: 'teamInbox/markSeen',
+    params: { team: 'claude:alpha', inbox: 'researcher', all: true },
+  });
   assert.equal(side.count('teamInbox/discard'), 0, 'marking never discards');
 });
 
@@ -54,8 +65,14 @@ test('markMessages splits a multi-inbox selection; discard is its own request', 
   const { side, marks } = await setup();
   const r = await marks.markMessages([msg({ id: 'live' }), msg({ id: 'r1', inbox: 'researcher' })]);
   assert.deepEqual(r, { marked: 2 });
-  assert.deepEqual(side.calls.slice(-2).map(c => c.method), ['teamInbox/markRead', 'teamInbox/markSeen']);
+  assert.deepEqual(
+    side.calls.slice(-2).map(c => c.method),
+    ['teamInbox/markRead', 'teamInbox/markSeen'],
+  );
   const d = await marks.discard('claude:alpha', 'researcher', ['r1']);
   assert.deepEqual(d, { marked: 1 });
-  assert.deepEqual(side.calls.at(-1), { method: 'teamInbox/discard', params: { team: 'claude:alpha', inbox: 'researcher', ids: ['r1'] } });
+  assert.deepEqual(side.calls.at(-1), {
+    method: 'teamInbox/discard',
+    params: { team: 'claude:alpha', inbox: 'researcher', ids: ['r1'] },
+  });
 });

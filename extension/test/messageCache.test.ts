@@ -6,17 +6,34 @@ import { deferred, FakeSidecar } from './fakeSidecar';
 import { member, msg, team } from './fixtures';
 
 const delta = (over: Partial<DidChangeParams> = {}): DidChangeParams => ({
-  team: 'claude:alpha', inbox: 'user', added: [], removed: [], updated: [], total: 3, unread: 2, ...over,
+  team: 'claude:alpha',
+  inbox: 'user',
+  added: [],
+  removed: [],
+  updated: [],
+  total: 3,
+  unread: 2,
+  ...over,
 });
 
 test('applyDelta: added on top (newest first), removed kept as archived, updated replaced', () => {
-  const page = [msg({ id: 'b', timestamp: '2026-02-09T17:00:01Z' }), msg({ id: 'a', timestamp: '2026-02-09T17:00:00Z' })];
-  const out = applyDelta(page, {
-    added: [msg({ id: 'c' }), msg({ id: 'd' })], // file order: c then d
-    removed: ['a'],
-    updated: [msg({ id: 'b', read: true })],
-  }, true);
-  assert.deepEqual(out.map(m => m.id), ['d', 'c', 'b', 'a']);
+  const page = [
+    msg({ id: 'b', timestamp: '2026-02-09T17:00:01Z' }),
+    msg({ id: 'a', timestamp: '2026-02-09T17:00:00Z' }),
+  ];
+  const out = applyDelta(
+    page,
+    {
+      added: [msg({ id: 'c' }), msg({ id: 'd' })], // file order: c then d
+      removed: ['a'],
+      updated: [msg({ id: 'b', read: true })],
+    },
+    true,
+  );
+  assert.deepEqual(
+    out.map(m => m.id),
+    ['d', 'c', 'b', 'a'],
+  );
   assert.equal(out[3].archived, true);
   assert.equal(out[2].read, true);
   assert.equal(out[2].seen, true, 'own inbox: read means seen');
@@ -31,9 +48,20 @@ test('applyDelta is idempotent (a delta that crossed a fetch may be applied twic
 
 test('applyDelta keeps the page limit and a seen state the person set', () => {
   const page = [msg({ id: 'x', seen: true })];
-  const out = applyDelta(page, { added: [msg({ id: 'y' })], removed: [], updated: [msg({ id: 'x', seen: false })] }, false, 1);
-  assert.deepEqual(out.map(m => m.id), ['y']);
-  assert.equal(applyDelta(page, { added: [], removed: [], updated: [msg({ id: 'x', seen: false })] }, false)[0].seen, true);
+  const out = applyDelta(
+    page,
+    { added: [msg({ id: 'y' })], removed: [], updated: [msg({ id: 'x', seen: false })] },
+    false,
+    1,
+  );
+  assert.deepEqual(
+    out.map(m => m.id),
+    ['y'],
+  );
+  assert.equal(
+    applyDelta(page, { added: [], removed: [], updated: [msg({ id: 'x', seen: false })] }, false)[0].seen,
+    true,
+  );
   // own inbox: read decides
   assert.equal(withSeen(msg({ read: false, seen: false }), msg({ seen: true }), true).seen, false);
 });
@@ -41,7 +69,11 @@ test('applyDelta keeps the page limit and a seen state the person set', () => {
 function setup() {
   const teams: TeamsResult = { teams: [team()] };
   const pages: Record<string, MessagesResult> = {
-    user: { messages: [msg({ id: 'u2', read: false }), msg({ id: 'u1', read: true, seen: true })], total: 2, unread: 1 },
+    user: {
+      messages: [msg({ id: 'u2', read: false }), msg({ id: 'u1', read: true, seen: true })],
+      total: 2,
+      unread: 1,
+    },
     researcher: { messages: [msg({ id: 'r1', inbox: 'researcher' })], total: 1, unread: 1 },
   };
   const side = new FakeSidecar({
@@ -64,12 +96,17 @@ test('a didChange updates the cached page and counts without a request', async (
   // a teammate's reply in the person's own inbox: the team's unread count moves too
   side.changes.fire(delta({ added: [msg({ id: 'u3', summary: 'Tests pass' })], total: 3, unread: 3 }));
   assert.equal(side.calls.length, before, 'no refetch');
-  assert.deepEqual(cache.page('claude:alpha', 'user')?.map(m => m.id), ['u3', 'u2', 'u1']);
+  assert.deepEqual(
+    cache.page('claude:alpha', 'user')?.map(m => m.id),
+    ['u3', 'u2', 'u1'],
+  );
   assert.equal(cache.member('claude:alpha', 'user')?.unread, 3);
   assert.deepEqual(changes.at(-1), { kind: 'inbox', team: 'claude:alpha', inbox: 'user', teamRow: true });
 
   // a teammate's inbox: the team row (own inboxes' unread) does not move
-  side.changes.fire(delta({ inbox: 'researcher', added: [msg({ id: 'r2', inbox: 'researcher' })], total: 2, unread: 2 }));
+  side.changes.fire(
+    delta({ inbox: 'researcher', added: [msg({ id: 'r2', inbox: 'researcher' })], total: 2, unread: 2 }),
+  );
   assert.deepEqual(changes.at(-1), { kind: 'inbox', team: 'claude:alpha', inbox: 'researcher', teamRow: false });
   assert.equal(cache.message('claude:alpha', 'researcher', 'r2')?.id, 'r2');
   assert.equal(side.calls.length, before);
@@ -87,12 +124,15 @@ test('a didChange that crosses a page request is applied to its answer', async (
   side.changes.fire(delta({ added: [msg({ id: 'late' })], removed: ['u1'] }));
   answer.resolve(pages.user); // computed before the change
   const page = await loading;
-  assert.deepEqual(page.map(m => m.id), ['late', 'u2', 'u1']);
+  assert.deepEqual(
+    page.map(m => m.id),
+    ['late', 'u2', 'u1'],
+  );
   assert.equal(page[2].archived, true);
   assert.equal(side.count('teamInbox/messages'), 1);
 });
 
-test('an inbox not listed yet waits for teamsChanged; teamsChanged re-reads the teams once more if it raced', async () => {
+test('an inbox not listed yet waits for teamsChanged; it re-reads the teams once more if it raced', async () => {
   const { side, cache, changes, teams } = setup();
   await cache.loadTeams();
   side.changes.fire(delta({ inbox: 'newcomer' }));
@@ -103,7 +143,9 @@ test('an inbox not listed yet waits for teamsChanged; teamsChanged re-reads the 
   side.handlers['teamInbox/teams'] = () => first.promise;
   side.teamsChanged.fire();
   side.teamsChanged.fire(); // while the first re-read is out: one more afterwards, not two
-  first.resolve({ teams: [team({ members: [...teams.teams[0].members, member({ name: 'newcomer', inbox: 'newcomer' })] })] });
+  first.resolve({
+    teams: [team({ members: [...teams.teams[0].members, member({ name: 'newcomer', inbox: 'newcomer' })] })],
+  });
   await new Promise(r => setTimeout(r, 10));
   assert.equal(side.count('teamInbox/teams'), 3);
   assert.ok(cache.member('claude:alpha', 'newcomer'));
@@ -129,7 +171,11 @@ test('markSeenLocally flips the rows at once; a restart of the sidecar drops the
   assert.equal(cache.message('claude:alpha', 'researcher', 'r1')?.seen, true);
   assert.deepEqual(changes.at(-1), { kind: 'inbox', team: 'claude:alpha', inbox: 'researcher', teamRow: false });
 
-  assert.equal(cache.page('alpha', 'researcher'), cache.page('claude:alpha', 'researcher'), 'a bare team name finds the page');
+  assert.equal(
+    cache.page('alpha', 'researcher'),
+    cache.page('claude:alpha', 'researcher'),
+    'a bare team name finds the page',
+  );
   side.states.fire('running'); // the first start: nothing to drop
   assert.ok(cache.page('claude:alpha', 'researcher'));
   side.states.fire('running'); // a restart
@@ -149,21 +195,36 @@ test('a teamsChanged that brings nothing new does not redraw the tree', async ()
   assert.deepEqual(changes, [{ kind: 'teams' }]);
 });
 
-test('a full page says older messages may be left out; growPage fetches a longer one and deltas keep its length', async () => {
+test('a full page says older messages may be left out; growPage fetches a longer one, deltas keep it', async () => {
   const { side, cache, pages } = setup();
   const long = (n: number) => Array.from({ length: n }, (_, i) => msg({ id: `m${n - i}`, inbox: 'researcher' }));
-  side.handlers['teamInbox/messages'] = p => (p.inbox === 'researcher'
-    ? { messages: long(260).slice(0, p.limit ?? 200), total: 260, unread: 0 } : pages[p.inbox]);
+  side.handlers['teamInbox/messages'] = p =>
+    p.inbox === 'researcher' ? { messages: long(260).slice(0, p.limit ?? 200), total: 260, unread: 0 } : pages[p.inbox];
   await cache.loadTeams();
   assert.equal((await cache.loadPage('claude:alpha', 'researcher')).length, 200);
   assert.equal(cache.pageFull('claude:alpha', 'researcher'), true);
-  assert.equal((await cache.growPage('claude:alpha', 'researcher', 150)).length, 200, 'never shorter than the first page');
+  assert.equal(
+    (await cache.growPage('claude:alpha', 'researcher', 150)).length,
+    200,
+    'never shorter than the first page',
+  );
   assert.equal(side.count('teamInbox/messages'), 1, 'no fetch for a shorter page');
   assert.equal((await cache.growPage('claude:alpha', 'researcher', 250)).length, 250);
-  assert.deepEqual(side.calls.at(-1)?.params, { team: 'claude:alpha', inbox: 'researcher', includeArchived: true, limit: 250 });
-  side.changes.fire(delta({ inbox: 'researcher', added: [msg({ id: 'new', inbox: 'researcher' })], total: 261, unread: 1 }));
+  assert.deepEqual(side.calls.at(-1)?.params, {
+    team: 'claude:alpha',
+    inbox: 'researcher',
+    includeArchived: true,
+    limit: 250,
+  });
+  side.changes.fire(
+    delta({ inbox: 'researcher', added: [msg({ id: 'new', inbox: 'researcher' })], total: 261, unread: 1 }),
+  );
   const page = cache.page('claude:alpha', 'researcher')!;
-  assert.deepEqual([page.length, page[0].id, page.at(-1)?.id], [250, 'new', 'm12'], 'the grown length, the newest on top');
+  assert.deepEqual(
+    [page.length, page[0].id, page.at(-1)?.id],
+    [250, 'new', 'm12'],
+    'the grown length, the newest on top',
+  );
   await cache.loadPage('claude:alpha', 'user');
   assert.equal(cache.pageFull('claude:alpha', 'user'), false, 'a short inbox is whole');
 });

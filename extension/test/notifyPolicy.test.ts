@@ -13,7 +13,11 @@ test('notifyVerdict: muted by name or id; otherwise what the sidecar sent is sho
   assert.equal(notifyVerdict(text, undefined, ['alpha']), 'show', 'a bare name needs the team to match');
   // a teammate's answer after the person wrote comes as its idle notification (the `result`): the
   // sidecar sends it at "replies", and the extension used to drop every frame below "all"
-  const answer = msg({ type: 'idle_notification', inbox: 'team-lead', structured: { type: 'idle_notification', result: 'test_auth.py' } });
+  const answer = msg({
+    type: 'idle_notification',
+    inbox: 'team-lead',
+    structured: { type: 'idle_notification', result: 'test_auth.py' },
+  });
   assert.equal(notifyVerdict(answer, t, []), 'show');
   assert.equal(isFrame(answer), true);
   assert.equal(isFrame(text), false);

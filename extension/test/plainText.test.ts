@@ -4,7 +4,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 // the real markdown-it (the markdown preview's renderer; here the copy @vscode/vsce brings), with
 // the preview's options: HTML and linkify on
-interface Md { render(s: string): string; renderInline(s: string): string; utils: { escapeHtml(s: string): string } }
+interface Md {
+  render(s: string): string;
+  renderInline(s: string): string;
+  utils: { escapeHtml(s: string): string };
+}
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const MarkdownIt: new (o: object) => Md = require('markdown-it');
 import { codeBlock, codeSpan, plain } from '../src/plainText';
@@ -15,7 +19,7 @@ import { msg, said, sent } from './fixtures';
 
 // VS Code's own pattern for links in notifications and quick-input prompts (vs/base/common/linkedText.ts,
 // as in the 1.139 workbench bundle); the real check is tests/extension/trust.js in a real VS Code
-const LINKED_TEXT = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^\)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
+const LINKED_TEXT = /\[([^\]]+)\]\(((?:https?:\/\/|command:|file:)[^)\s]+)(?: (["'])(.+?)(\3))?\)/gi;
 // VS Code's icon syntax in quick picks and the status bar (vs/base/common/iconLabels.ts)
 const ICON = /(\\)?\$\(([A-Za-z0-9-]+(?:~[A-Za-z]+)?)\)/g;
 
@@ -37,16 +41,31 @@ test('plain: no VS Code link or icon pattern is left, the visible characters sta
     assert.equal([...p.matchAll(ICON)].filter(m => !m[1]).length, 0, p);
   }
   assert.ok([...EVIL.command.matchAll(LINKED_TEXT)].length === 1, 'the pattern does match the raw text');
-  assert.equal(plain('Bug found: 3 tests (of 48) fail'), 'Bug found: 3 tests (of 48) fail', 'ordinary text is untouched');
+  assert.equal(
+    plain('Bug found: 3 tests (of 48) fail'),
+    'Bug found: 3 tests (of 48) fail',
+    'ordinary text is untouched',
+  );
   assert.equal(plain(plain(EVIL.command)), plain(EVIL.command), 'idempotent');
   assert.equal(plain(undefined), '');
 });
 
 test("a teammate's summary and name reach the toast text inert", () => {
-  const one = plain(burstText([msg({ summary: EVIL.command, description: said(EVIL.command), from: '[x](command:evil)', fromName: '[x](command:evil)' })]));
+  const one = plain(
+    burstText([
+      msg({
+        summary: EVIL.command,
+        description: said(EVIL.command),
+        from: '[x](command:evil)',
+        fromName: '[x](command:evil)',
+      }),
+    ]),
+  );
   assert.equal([...one.matchAll(LINKED_TEXT)].length, 0, one);
   assert.match(visible(one), /\[Open reply\]\(command:workbench/);
-  const sendToast = plain(describeSendResults([sent({ recipient: '[r](command:evil)' }), sent({ recipient: '$(zap)' })], true).text);
+  const sendToast = plain(
+    describeSendResults([sent({ recipient: '[r](command:evil)' }), sent({ recipient: '$(zap)' })], true).text,
+  );
   assert.equal([...sendToast.matchAll(LINKED_TEXT)].length, 0, sendToast);
   assert.equal([...sendToast.matchAll(ICON)].filter(m => !m[1]).length, 0, sendToast);
 });
@@ -65,21 +84,53 @@ test('codeSpan and codeBlock keep any backticks inside', () => {
 
 test('the preview renders everything an agent wrote as text: no link, image or HTML', () => {
   const md = new MarkdownIt({ html: true, linkify: true });
-  const body = [EVIL.command, EVIL.script, EVIL.img, EVIL.remote, '<img src="https://127.0.0.1:9/p.png">', 'see https://example.com and www.example.com',
-    '# heading', '| a | b |\n|---|---|\n| c | d |', '```', '    indented', '[ref]: https://example.com'].join('\n');
-  const m = msg({ text: body, summary: EVIL.remote, from: EVIL.command, fromName: EVIL.img, to: EVIL.script, inbox: EVIL.https, type: '<b>x</b>' });
-  const html = md.render(renderMessageMarkdown(m, '[team](https://example.com)', Date.parse('2026-02-09T18:00:00Z'), '<i>to</i>'));
+  const body = [
+    EVIL.command,
+    EVIL.script,
+    EVIL.img,
+    EVIL.remote,
+    '<img src="https://127.0.0.1:9/p.png">',
+    'see https://example.com and www.example.com',
+    '# heading',
+    '| a | b |\n|---|---|\n| c | d |',
+    '```',
+    '    indented',
+    '[ref]: https://example.com',
+  ].join('\n');
+  const m = msg({
+    text: body,
+    summary: EVIL.remote,
+    from: EVIL.command,
+    fromName: EVIL.img,
+    to: EVIL.script,
+    inbox: EVIL.https,
+    type: '<b>x</b>',
+  });
+  const html = md.render(
+    renderMessageMarkdown(m, '[team](https://example.com)', Date.parse('2026-02-09T18:00:00Z'), '<i>to</i>'),
+  );
   assert.doesNotMatch(html, /<a[\s>]/, html);
   assert.doesNotMatch(html, /<img/, html);
   assert.doesNotMatch(html, /<(script|b|i)[\s>]/i, html);
   assert.doesNotMatch(html, /<table/, 'no table from the body');
   // the characters are all there, as text
-  for (const s of [EVIL.command, EVIL.script, EVIL.remote, 'https://example.com']) assert.ok(html.includes(md.utils.escapeHtml(s)), s);
+  for (const s of [EVIL.command, EVIL.script, EVIL.remote, 'https://example.com']) {
+    assert.ok(html.includes(md.utils.escapeHtml(s)), s);
+  }
   // a frame: the sidecar's line and fields (labels are the frame's keys: code too), the JSON, in code
-  const frame = md.render(renderMessageMarkdown(msg({
-    type: 'shutdown_request', structured: { type: 'shutdown_request', reason: EVIL.remote },
-    description: said(`shutdown request: ${EVIL.remote}`, 'shutdown_request', [{ label: EVIL.command, value: EVIL.remote }, { label: 'plan', value: `${EVIL.img}\n${EVIL.script}` }]),
-  }), 'alpha'));
+  const frame = md.render(
+    renderMessageMarkdown(
+      msg({
+        type: 'shutdown_request',
+        structured: { type: 'shutdown_request', reason: EVIL.remote },
+        description: said(`shutdown request: ${EVIL.remote}`, 'shutdown_request', [
+          { label: EVIL.command, value: EVIL.remote },
+          { label: 'plan', value: `${EVIL.img}\n${EVIL.script}` },
+        ]),
+      }),
+      'alpha',
+    ),
+  );
   assert.doesNotMatch(frame, /<a[\s>]|<img/, frame);
   assert.match(frame, /<h1><code>shutdown request: !\[x\]\(http:\/\/127\.0\.0\.1:9\/pixel\.png\)<\/code><\/h1>/);
 });
@@ -110,9 +161,20 @@ test('restrictedKeysSet: what a settings file sets, JSONC and nested spellings t
     "x": "// not a comment, \\"teamInbox.roots\\": no",
     "teamInbox": { "roots": ["./extra",], },
   }`;
-  assert.deepEqual(restrictedKeysSet(text, 'teamInbox'), ['teamInbox.python', 'teamInbox.roots', 'teamInbox.historyPath']);
+  assert.deepEqual(restrictedKeysSet(text, 'teamInbox'), [
+    'teamInbox.python',
+    'teamInbox.roots',
+    'teamInbox.historyPath',
+  ]);
   assert.deepEqual(restrictedKeysSet('{"teamInbox.notifications": "all"}', 'teamInbox'), []);
-  assert.deepEqual(restrictedKeysSet('{"folders": [], "settings": {"teamInbox.identity": "team-lead"}}', 'teamInbox', true), ['teamInbox.identity']);
-  assert.deepEqual(restrictedKeysSet('{"teamInbox.python": "x", oops', 'teamInbox'), ['teamInbox.python'], 'unreadable: by name');
+  assert.deepEqual(
+    restrictedKeysSet('{"folders": [], "settings": {"teamInbox.identity": "team-lead"}}', 'teamInbox', true),
+    ['teamInbox.identity'],
+  );
+  assert.deepEqual(
+    restrictedKeysSet('{"teamInbox.python": "x", oops', 'teamInbox'),
+    ['teamInbox.python'],
+    'unreadable: by name',
+  );
   assert.equal(JSON.parse(stripJsonc('{"a": "/* x */ // y", /* c */ "b": [1,2,],}')).a, '/* x */ // y');
 });

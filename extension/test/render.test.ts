@@ -1,8 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  burstText, describe, describeSendResults, descriptionText, errorText, firstLine, frameKind, messagePreview, notificationText,
-  relativeTime, renderMessageMarkdown, listNames,
+  burstText,
+  describe,
+  describeSendResults,
+  descriptionText,
+  errorText,
+  firstLine,
+  frameKind,
+  messagePreview,
+  notificationText,
+  relativeTime,
+  renderMessageMarkdown,
+  listNames,
 } from '../src/render';
 import { msg, said, sent } from './fixtures';
 
@@ -30,7 +40,8 @@ test('firstLine skips blank lines and truncates', () => {
 test('a message reads as the sidecar describes it, never as its frame would in TypeScript', () => {
   // the wire line wins over whatever `structured` holds: TypeScript no longer says what a frame is
   const idle = msg({
-    format: 'pseudoclaude', type: 'idle_notification',
+    format: 'pseudoclaude',
+    type: 'idle_notification',
     structured: { type: 'idle_notification', task_id: '3', status: 'failed', error: 'disk full' },
     description: said('idle (task #3 failed: disk full)', 'idle', [{ label: 'error', value: 'disk full' }], '3'),
   });
@@ -40,7 +51,10 @@ test('a message reads as the sidecar describes it, never as its frame would in T
   assert.equal(describe(idle), idle.description);
   assert.equal(descriptionText(idle), 'idle (task #3 failed: disk full)\nerror: disk full');
   assert.equal(frameKind(msg()), undefined);
-  const odd = msg({ structured: { type: 'idle_notification' }, description: said('something the sidecar said', 'frame') });
+  const odd = msg({
+    structured: { type: 'idle_notification' },
+    description: said('something the sidecar said', 'frame'),
+  });
   assert.equal(messagePreview(odd), 'something the sidecar said');
 });
 
@@ -48,8 +62,13 @@ test('messagePreview cuts the line; an empty line reads (empty)', () => {
   assert.equal(messagePreview(msg()), 'Found the bug in auth.ts');
   assert.equal(messagePreview(msg({ description: said('x'.repeat(100)) }), 10), 'xxxxxxxxx…');
   assert.equal(messagePreview(msg({ description: said('') })), '(empty)');
-  assert.equal(descriptionText(msg({ description: said('plan', 'plan_request', [{ label: 'plan content', value: 'y'.repeat(300) }]) }), 20),
-    'plan\nplan content: ' + 'y'.repeat(19) + '…');
+  assert.equal(
+    descriptionText(
+      msg({ description: said('plan', 'plan_request', [{ label: 'plan content', value: 'y'.repeat(300) }]) }),
+      20,
+    ),
+    'plan\nplan content: ' + 'y'.repeat(19) + '…',
+  );
 });
 
 test('burstText groups a burst by sender', () => {
@@ -62,17 +81,28 @@ test('burstText groups a burst by sender', () => {
 test('describeSendResults: full, partial and failed broadcasts', () => {
   assert.deepEqual(describeSendResults([sent()], false), { ok: true, text: 'Sent to researcher' });
   const idle = { ...sent(), recipient: 'bob', note: 'bob is idle: PseudoClaude delivers it when the lead resumes bob' };
-  assert.deepEqual(describeSendResults([idle], false),
-    { ok: true, text: 'Sent to bob (bob is idle: PseudoClaude delivers it when the lead resumes bob)' });
-  assert.deepEqual(describeSendResults([sent({ recipient: 'a' }), sent({ recipient: 'b' })], true),
-    { ok: true, text: 'Broadcast sent to 2 members: a, b' });
-  const partial = describeSendResults([
-    sent({ recipient: 'a' }), sent({ recipient: 'b', ok: false, code: 'lock_timeout', error: 'lock busy' }),
-  ], true);
+  assert.deepEqual(describeSendResults([idle], false), {
+    ok: true,
+    text: 'Sent to bob (bob is idle: PseudoClaude delivers it when the lead resumes bob)',
+  });
+  assert.deepEqual(describeSendResults([sent({ recipient: 'a' }), sent({ recipient: 'b' })], true), {
+    ok: true,
+    text: 'Broadcast sent to 2 members: a, b',
+  });
+  const partial = describeSendResults(
+    [sent({ recipient: 'a' }), sent({ recipient: 'b', ok: false, code: 'lock_timeout', error: 'lock busy' })],
+    true,
+  );
   assert.equal(partial.ok, false);
   assert.equal(partial.text, 'Broadcast reached only a; not delivered to b (lock_timeout: lock busy)');
-  assert.equal(describeSendResults([sent({ recipient: 'b', ok: false, error: 'boom' })], false).text, 'Not delivered to b (boom)');
-  assert.equal(describeSendResults([sent({ recipient: 'b', ok: false, code: 'lock_timeout' })], false).text, 'Not delivered to b (lock_timeout)');
+  assert.equal(
+    describeSendResults([sent({ recipient: 'b', ok: false, error: 'boom' })], false).text,
+    'Not delivered to b (boom)',
+  );
+  assert.equal(
+    describeSendResults([sent({ recipient: 'b', ok: false, code: 'lock_timeout' })], false).text,
+    'Not delivered to b (lock_timeout)',
+  );
   assert.equal(describeSendResults([], true).ok, false);
 });
 
@@ -89,13 +119,24 @@ test('renderMessageMarkdown shows headers, text and frames', () => {
   assert.match(md, /- \*\*From:\*\* `researcher`/);
   assert.match(md, /```text\nFound the bug in auth\.ts\nDetails follow\n```/);
   assert.match(md, /not yet seen by you/);
-  const stop = said('shutdown request: done', 'shutdown_request', [{ label: 'request id', value: 'r1' }, { label: 'text', value: '```' }]);
-  const frame = renderMessageMarkdown(msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', text: '```' }, description: stop }), 'alpha', NOW);
+  const stop = said('shutdown request: done', 'shutdown_request', [
+    { label: 'request id', value: 'r1' },
+    { label: 'text', value: '```' },
+  ]);
+  const frame = renderMessageMarkdown(
+    msg({ type: 'shutdown_request', structured: { type: 'shutdown_request', text: '```' }, description: stop }),
+    'alpha',
+    NOW,
+  );
   assert.match(frame, /^# `shutdown request: done`/);
   assert.match(frame, /^- `request id`: `r1`$/m); // the sidecar's fields, in code
   assert.match(frame, /^- `text`: ```` ``` ````$/m);
   assert.match(frame, /````json/); // fence longer than any backticks inside
-  const plan = said('plan approval request: /p.md', 'plan_request', [{ label: 'plan content', value: '# Plan\n1. fix' }]);
-  assert.match(renderMessageMarkdown(msg({ structured: { type: 'plan_approval_request' }, description: plan }), 'alpha', NOW),
-    /^- `plan content`:\n\n```text\n# Plan\n1\. fix\n```$/m);
+  const plan = said('plan approval request: /p.md', 'plan_request', [
+    { label: 'plan content', value: '# Plan\n1. fix' },
+  ]);
+  assert.match(
+    renderMessageMarkdown(msg({ structured: { type: 'plan_approval_request' }, description: plan }), 'alpha', NOW),
+    /^- `plan content`:\n\n```text\n# Plan\n1\. fix\n```$/m,
+  );
 });

@@ -7,10 +7,17 @@ import { isWebLink } from '../src/teamView/viewProtocol';
 import { member, msg, sent, team } from './fixtures';
 
 test('markdown: no HTML, no script, no image, no command: or javascript: link', () => {
-  const out = renderMarkdown([
-    '<script>alert(1)</script>', '<img src=x onerror=alert(2)>', '![pixel](http://127.0.0.1:9/p.png)',
-    '[run](command:workbench.action.terminal.new)', '[js](javascript:alert(3))', '[web](https://example.com/a)', '**bold**',
-  ].join('\n\n'));
+  const out = renderMarkdown(
+    [
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(2)>',
+      '![pixel](http://127.0.0.1:9/p.png)',
+      '[run](command:workbench.action.terminal.new)',
+      '[js](javascript:alert(3))',
+      '[web](https://example.com/a)',
+      '**bold**',
+    ].join('\n\n'),
+  );
   assert.doesNotMatch(out, /<script|<img|<[^>]*\son\w+=|<[^>]*\s(src|href)=/i); // only escaped text, never a tag
   assert.match(out, /&lt;script&gt;/);
   assert.match(out, /\[image: pixel\]/);
@@ -21,12 +28,17 @@ test('markdown: no HTML, no script, no image, no command: or javascript: link', 
 
 test('isWebLink: http(s) only', () => {
   assert.ok(isWebLink('https://example.com'));
-  for (const u of ['command:x', 'file:///etc/passwd', 'javascript:1', 'vscode://x', 'http://a b']) assert.equal(isWebLink(u), false, u);
+  for (const u of ['command:x', 'file:///etc/passwd', 'javascript:1', 'vscode://x', 'http://a b']) {
+    assert.equal(isWebLink(u), false, u);
+  }
 });
 
 test('viewTeam: the lead is the default recipient; where you are the lead, everyone', () => {
   assert.equal(viewTeam(team()).defaultTo, 'team-lead');
-  const pc = team({ format: 'pseudoclaude', members: [member({ name: 'lead', inbox: 'lead-b', lead: true, owned: true }), member({ name: 'coder' })] });
+  const pc = team({
+    format: 'pseudoclaude',
+    members: [member({ name: 'lead', inbox: 'lead-b', lead: true, owned: true }), member({ name: 'coder' })],
+  });
   assert.equal(viewTeam(pc).defaultTo, '*');
   assert.equal(viewTeam(pc).formatLabel, 'PseudoClaude');
 });
@@ -36,19 +48,49 @@ test('frames become cards with their fields; plain messages carry their text', (
   const plan = msg({
     structured: { type: 'plan_approval_request', planContent: 'not read here', requestId: 'r1' },
     description: {
-      kind: 'plan_request', line: 'plan approval request (plan.md)', task: null,
-      fields: [{ label: 'plan file path', value: 'plan.md' }, { label: 'plan content', value: '# Plan\n1. fix' }, { label: 'request id', value: 'r1' }],
+      kind: 'plan_request',
+      line: 'plan approval request (plan.md)',
+      task: null,
+      fields: [
+        { label: 'plan file path', value: 'plan.md' },
+        { label: 'plan content', value: '# Plan\n1. fix' },
+        { label: 'request id', value: 'r1' },
+      ],
     },
   });
   const c = frameCard(plan)!;
   assert.equal(c.type, 'plan_request');
   assert.equal(c.title, 'plan approval request (plan.md)');
   assert.equal(c.state, 'pending');
-  assert.deepEqual(c.fields.find(f => f[0] === 'plan content'), ['plan content', '# Plan\n1. fix']);
-  assert.deepEqual(c.fields.find(f => f[0] === 'request id'), ['request id', 'r1']);
-  const answer = frameCard(msg({ description: { kind: 'plan_response', line: 'plan approved', task: null, fields: [{ label: 'approved', value: 'yes' }] } }))!;
+  assert.deepEqual(
+    c.fields.find(f => f[0] === 'plan content'),
+    ['plan content', '# Plan\n1. fix'],
+  );
+  assert.deepEqual(
+    c.fields.find(f => f[0] === 'request id'),
+    ['request id', 'r1'],
+  );
+  const answer = frameCard(
+    msg({
+      description: {
+        kind: 'plan_response',
+        line: 'plan approved',
+        task: null,
+        fields: [{ label: 'approved', value: 'yes' }],
+      },
+    }),
+  )!;
   assert.equal(answer.state, 'approved');
-  const idle = frameCard(msg({ description: { kind: 'idle', line: 'idle: "All 48 tests pass"', task: null, fields: [{ label: 'result', value: 'All 48 tests pass' }] } }))!;
+  const idle = frameCard(
+    msg({
+      description: {
+        kind: 'idle',
+        line: 'idle: "All 48 tests pass"',
+        task: null,
+        fields: [{ label: 'result', value: 'All 48 tests pass' }],
+      },
+    }),
+  )!;
   assert.deepEqual(idle.fields, [['result', 'All 48 tests pass']]);
   const v = viewMessage(msg(), team());
   assert.equal(v.kind, 'message');
@@ -62,6 +104,12 @@ test('an empty Claude Code board says the task tools may be off', () => {
 });
 
 test('each recipient result in words, the note kept', () => {
-  assert.equal(recipientResult(sent({ recipient: 'bob', note: 'PseudoClaude delivers it when the lead resumes bob' })).text, 'bob: PseudoClaude delivers it when the lead resumes bob');
-  assert.equal(recipientResult(sent({ recipient: 'bob', ok: false, error: 'no such member' })).text, 'bob: not delivered (no such member)');
+  assert.equal(
+    recipientResult(sent({ recipient: 'bob', note: 'PseudoClaude delivers it when the lead resumes bob' })).text,
+    'bob: PseudoClaude delivers it when the lead resumes bob',
+  );
+  assert.equal(
+    recipientResult(sent({ recipient: 'bob', ok: false, error: 'no such member' })).text,
+    'bob: not delivered (no such member)',
+  );
 });

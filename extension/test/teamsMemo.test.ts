@@ -10,7 +10,9 @@ import { deferred, FakeSidecar } from './fakeSidecar';
 import { member, team } from './fixtures';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ti-memo-'));
-const until = async (ok: () => boolean) => { for (let i = 0; i < 200 && !ok(); i++) await new Promise(r => setTimeout(r, 5)); };
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise(r => setTimeout(r, 5));
+};
 
 test('the memo round-trips the teams, and is written only when they change', async () => {
   const file = path.join(tmp(), 'sub', 'last-teams.json');
@@ -34,7 +36,12 @@ test('the memo round-trips the teams, and is written only when they change', asy
 test('a memo that is not ours (garbage, wrong shapes, a folder, huge) is ignored', () => {
   const dir = tmp();
   const file = path.join(dir, 'm.json');
-  for (const text of ['{', '{"id":"x"}', '[{"id":1,"name":"a","ended":false,"members":[]}]', '[{"id":"a","name":"a","ended":false,"members":[{"inbox":3}]}]']) {
+  for (const text of [
+    '{',
+    '{"id":"x"}',
+    '[{"id":1,"name":"a","ended":false,"members":[]}]',
+    '[{"id":"a","name":"a","ended":false,"members":[{"inbox":3}]}]',
+  ]) {
     fs.writeFileSync(file, text);
     assert.equal(readTeamsMemo(file), undefined, text);
   }
@@ -51,20 +58,33 @@ test('the cache serves the seeded teams until the sidecar answers, then only the
   const loaded: (readonly Team[])[] = [];
   cache.onDidLoadTeams(t => loaded.push(t));
   cache.seed([team({ id: 'claude:old', name: 'old' })]);
-  assert.deepEqual(cache.provisional?.map(t => t.name), ['old']);
+  assert.deepEqual(
+    cache.provisional?.map(t => t.name),
+    ['old'],
+  );
   assert.equal(cache.teams.length, 0, 'the seed is not the live list');
   const p = cache.loadTeams();
   answer.resolve({ teams: live });
   await p;
   assert.equal(cache.provisional, undefined);
-  assert.deepEqual(cache.teams.map(t => t.name), ['alpha']);
-  assert.deepEqual(loaded.map(l => l.map(t => t.name)), [['alpha']]);
+  assert.deepEqual(
+    cache.teams.map(t => t.name),
+    ['alpha'],
+  );
+  assert.deepEqual(
+    loaded.map(l => l.map(t => t.name)),
+    [['alpha']],
+  );
   cache.seed([team({ id: 'claude:old', name: 'old' })]);
   assert.equal(cache.provisional, undefined, 'a seed after the live answer is ignored');
 });
 
 test('a failed first answer drops the seed (the view then says why)', async () => {
-  const side = new FakeSidecar({ 'teamInbox/teams': () => { throw new Error('no sidecar'); } });
+  const side = new FakeSidecar({
+    'teamInbox/teams': () => {
+      throw new Error('no sidecar');
+    },
+  });
   const cache = new MessageCache(side);
   cache.seed([team()]);
   await assert.rejects(cache.loadTeams());

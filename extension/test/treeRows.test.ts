@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { conversationRow, memberRow, messageRow, sortMembers, sortTeams, teamRow, totalUnread, memberThemeColor } from '../src/treeRows';
+import {
+  conversationRow,
+  memberRow,
+  messageRow,
+  sortMembers,
+  sortTeams,
+  teamRow,
+  totalUnread,
+  memberThemeColor,
+} from '../src/treeRows';
 import { burstText } from '../src/render';
 import { findTeam } from '../src/messageCache';
 import { isMuted } from '../src/notifyPolicy';
@@ -15,7 +24,13 @@ test('team row: format tag, unread, error', () => {
   assert.equal(r.label, 'alpha');
   assert.equal(r.description, 'Claude · 2 unread');
   assert.equal(r.icon, 'organization');
-  const bad = teamRow(team({ format: 'pseudoclaude', formatName: 'PseudoClaude', error: { code: 'corrupt_config', message: 'config.json: bad JSON', path: null } }));
+  const bad = teamRow(
+    team({
+      format: 'pseudoclaude',
+      formatName: 'PseudoClaude',
+      error: { code: 'corrupt_config', message: 'config.json: bad JSON', path: null },
+    }),
+  );
   assert.equal(bad.icon, 'error');
   assert.match(bad.description, /^PseudoClaude · 2 unread · error: config\.json: bad JSON$/);
   assert.match(bad.tooltip, /corrupt_config/);
@@ -25,7 +40,11 @@ test('team row: format tag, unread, error', () => {
   assert.equal(ended.label, 'repo · Feb 9');
   assert.equal(ended.description, 'Claude · 2 unread · ended');
   assert.match(ended.tooltip, /^repo · Feb 9 \(claude:alpha\)/);
-  assert.equal(teamRow(team({ label: 'alpha' })).description, 'Claude · 2 unread', 'a label that is the title is not repeated');
+  assert.equal(
+    teamRow(team({ label: 'alpha' })).description,
+    'Claude · 2 unread',
+    'a label that is the title is not repeated',
+  );
   assert.equal(ended.icon, 'archive');
   assert.equal(ended.contextValue, 'team.ended');
   assert.equal(teamRow(team({ format: 'filebus', formatName: 'File bus' })).description, 'File bus · 2 unread');
@@ -34,28 +53,55 @@ test('team row: format tag, unread, error', () => {
 });
 
 test('a chosen name names the row; the label (project · start time) describes it', () => {
-  const named = teamRow(team({ name: 'payments-refactor', title: 'payments-refactor', label: 'app · Tue 10 Feb 23:25', project: 'app' }));
+  const named = teamRow(
+    team({ name: 'payments-refactor', title: 'payments-refactor', label: 'app · Tue 10 Feb 23:25', project: 'app' }),
+  );
   assert.equal(named.label, 'payments-refactor');
   assert.equal(named.description, 'Claude · 2 unread · app · Tue 10 Feb 23:25');
   assert.match(named.tooltip, /^payments-refactor \(claude:alpha\)\napp · Tue 10 Feb 23:25\n/);
   // a label that starts with the name is still the label, whole (no format's rule guessed here)
-  const pc = teamRow(team({ format: 'pseudoclaude', formatName: 'PseudoClaude', name: 'auth', title: 'auth', label: 'auth · Sun 29 Nov 09:00' }));
+  const pc = teamRow(
+    team({
+      format: 'pseudoclaude',
+      formatName: 'PseudoClaude',
+      name: 'auth',
+      title: 'auth',
+      label: 'auth · Sun 29 Nov 09:00',
+    }),
+  );
   assert.deepEqual([pc.label, pc.description], ['auth', 'PseudoClaude · 2 unread · auth · Sun 29 Nov 09:00']);
   // a team remembered by an older version has no title: its name
-  assert.equal(teamRow(team({ name: 'payments-refactor', title: undefined, label: 'app · Tue 10 Feb 23:25' })).label, 'payments-refactor');
+  assert.equal(
+    teamRow(team({ name: 'payments-refactor', title: undefined, label: 'app · Tue 10 Feb 23:25' })).label,
+    'payments-refactor',
+  );
 });
 
 test('teams sort by what their rows show', () => {
   const s = team({ id: 'claude:session-1a2b3c4d', name: 'session-1a2b3c4d', title: 'app · Tue 10 Feb 23:25' });
   const p = team({ id: 'claude:payments-refactor', name: 'payments-refactor', title: 'payments-refactor' });
   const z = team({ id: 'claude:zeta', name: 'zeta', title: 'zeta' });
-  assert.deepEqual(sortTeams([z, p, s]).map(t => t.id), ['claude:session-1a2b3c4d', 'claude:payments-refactor', 'claude:zeta']);
+  assert.deepEqual(
+    sortTeams([z, p, s]).map(t => t.id),
+    ['claude:session-1a2b3c4d', 'claude:payments-refactor', 'claude:zeta'],
+  );
 });
 
 test('members: own inbox first, then lead, phantoms last', () => {
-  const ms = sortMembers([member({ name: 'zed', phantom: true }), member({ name: 'b' }), member({ name: 'lead', lead: true }), member({ name: 'user', owned: true })]);
-  assert.deepEqual(ms.map(m => m.name), ['user', 'lead', 'b', 'zed']);
-  assert.deepEqual(sortTeams([team({ name: 'b' }), team({ name: 'a' })]).map(t => t.name), ['a', 'b']);
+  const ms = sortMembers([
+    member({ name: 'zed', phantom: true }),
+    member({ name: 'b' }),
+    member({ name: 'lead', lead: true }),
+    member({ name: 'user', owned: true }),
+  ]);
+  assert.deepEqual(
+    ms.map(m => m.name),
+    ['user', 'lead', 'b', 'zed'],
+  );
+  assert.deepEqual(
+    sortTeams([team({ name: 'b' }), team({ name: 'a' })]).map(t => t.name),
+    ['a', 'b'],
+  );
 });
 
 test('member row: color icon, unread in description, marks', () => {
@@ -81,24 +127,54 @@ test('member row: color icon, unread in description, marks', () => {
 });
 
 test('message rows: unread distinct, frames named, archived dimmed', () => {
-  const unread = messageRow(msg({ summary: 'Bug found', description: said('Bug found'), timestamp: '2026-02-09T17:55:00Z' }), false, NOW);
+  const unread = messageRow(
+    msg({ summary: 'Bug found', description: said('Bug found'), timestamp: '2026-02-09T17:55:00Z' }),
+    false,
+    NOW,
+  );
   assert.equal(unread.label, 'researcher');
   assert.equal(unread.description, 'Bug found · 5m ago');
   assert.equal(unread.icon, 'mail');
   assert.equal(unread.state, 'unread');
   assert.equal(unread.contextValue, 'message.unread');
-  const read = messageRow(msg({ seen: true, read: true }),false, NOW);
+  const read = messageRow(msg({ seen: true, read: true }), false, NOW);
   assert.equal(read.icon, 'mail-read');
   assert.equal(read.state, 'read');
-  const idle = messageRow(msg({ seen: true, type: 'idle_notification', structured: { type: 'idle_notification', idleReason: 'available' }, description: said('idle', 'idle') }),false, NOW);
+  const idle = messageRow(
+    msg({
+      seen: true,
+      type: 'idle_notification',
+      structured: { type: 'idle_notification', idleReason: 'available' },
+      description: said('idle', 'idle'),
+    }),
+    false,
+    NOW,
+  );
   assert.equal(idle.icon, 'debug-pause');
   assert.match(idle.description, /^idle · /);
-  const task = messageRow(msg({ type: 'task_assignment', structured: { type: 'task_assignment', taskId: '1', subject: 'S' }, description: said('task #1 assigned: S', 'task_assignment', [], '1') }),false, NOW);
+  const task = messageRow(
+    msg({
+      type: 'task_assignment',
+      structured: { type: 'task_assignment', taskId: '1', subject: 'S' },
+      description: said('task #1 assigned: S', 'task_assignment', [], '1'),
+    }),
+    false,
+    NOW,
+  );
   assert.equal(task.icon, 'tasklist');
-  const odd = messageRow(msg({ seen: true, type: 'review_request', structured: { type: 'review_request' }, description: said('review request', 'frame') }), false, NOW);
+  const odd = messageRow(
+    msg({
+      seen: true,
+      type: 'review_request',
+      structured: { type: 'review_request' },
+      description: said('review request', 'frame'),
+    }),
+    false,
+    NOW,
+  );
   assert.equal(odd.icon, 'symbol-event');
   assert.equal(odd.color, 'descriptionForeground');
-  const arch = messageRow(msg({ archived: true, seen: false }),false, NOW);
+  const arch = messageRow(msg({ archived: true, seen: false }), false, NOW);
   assert.equal(arch.state, 'archived');
   assert.equal(arch.icon, 'archive');
   assert.equal(arch.color, 'disabledForeground');
@@ -112,9 +188,24 @@ test('message rows: unread distinct, frames named, archived dimmed', () => {
 
 test("a row shows the sidecar's line and fields, not what TypeScript would make of the frame", () => {
   // PseudoClaude's idle frame: the tree once read only `idle` here while `teaminbox read` printed the task and error
-  const structured = { type: 'idle_notification', member_name: 'coder', task_id: '3', status: 'failed', error: 'disk full' };
-  const fields = [{ label: 'task id', value: '3' }, { label: 'status', value: 'failed' }, { label: 'error', value: 'disk full' }];
-  const m = msg({ format: 'pseudoclaude', type: 'idle_notification', structured, description: said('idle (task #3 failed: disk full)', 'idle', fields, '3') });
+  const structured = {
+    type: 'idle_notification',
+    member_name: 'coder',
+    task_id: '3',
+    status: 'failed',
+    error: 'disk full',
+  };
+  const fields = [
+    { label: 'task id', value: '3' },
+    { label: 'status', value: 'failed' },
+    { label: 'error', value: 'disk full' },
+  ];
+  const m = msg({
+    format: 'pseudoclaude',
+    type: 'idle_notification',
+    structured,
+    description: said('idle (task #3 failed: disk full)', 'idle', fields, '3'),
+  });
   const row = messageRow(m, false, NOW);
   assert.match(row.description, /^idle \(task #3 failed: disk full\) · /);
   assert.match(row.tooltip, /\n\nidle \(task #3 failed: disk full\)\ntask id: 3\nstatus: failed\nerror: disk full$/);
@@ -130,7 +221,10 @@ test("a row shows the sidecar's line and fields, not what TypeScript would make 
 });
 
 test('unread totals, team lookup, mutes', () => {
-  const teams = [team(), team({ id: 'pseudoclaude:beta', name: 'beta', members: [member({ owned: true, unread: 4, inbox: 'lead-beta' })] })];
+  const teams = [
+    team(),
+    team({ id: 'pseudoclaude:beta', name: 'beta', members: [member({ owned: true, unread: 4, inbox: 'lead-beta' })] }),
+  ];
   assert.equal(totalUnread(teams), 6);
   assert.equal(findTeam(teams, 'beta')?.id, 'pseudoclaude:beta');
   assert.equal(findTeam(teams, 'claude:alpha')?.name, 'alpha');
@@ -141,12 +235,37 @@ test('unread totals, team lookup, mutes', () => {
 });
 
 test('settings to initializationOptions', () => {
-  assert.deepEqual(toInitOptions(DEFAULT_SETTINGS), { roots: [], defaultRoots: true, identity: { claude: 'user' }, historyDays: 90, notify: 'replies' });
-  const o = toInitOptions({ ...DEFAULT_SETTINGS, roots: [' /x ', ''], identity: 'me', pseudoclaudeIdentity: 'boss', notifications: 'off', historyDays: 7.5, historyPath: '/h.db' });
-  assert.deepEqual(o, { roots: ['/x'], defaultRoots: true, identity: { claude: 'me', pseudoclaude: 'boss' }, historyDays: 7, notify: 'off', historyPath: '/h.db' });
+  assert.deepEqual(toInitOptions(DEFAULT_SETTINGS), {
+    roots: [],
+    defaultRoots: true,
+    identity: { claude: 'user' },
+    historyDays: 90,
+    notify: 'replies',
+  });
+  const o = toInitOptions({
+    ...DEFAULT_SETTINGS,
+    roots: [' /x ', ''],
+    identity: 'me',
+    pseudoclaudeIdentity: 'boss',
+    notifications: 'off',
+    historyDays: 7.5,
+    historyPath: '/h.db',
+  });
+  assert.deepEqual(o, {
+    roots: ['/x'],
+    defaultRoots: true,
+    identity: { claude: 'me', pseudoclaude: 'boss' },
+    historyDays: 7,
+    notify: 'off',
+    historyPath: '/h.db',
+  });
   assert.equal(toInitOptions({ ...DEFAULT_SETTINGS, notifications: 'all' }).notify, 'all');
   // every workspace folder is a root too, once
-  assert.deepEqual(toInitOptions({ ...DEFAULT_SETTINGS, roots: ['/ws/a', 'claude=/t'] }, ['/ws/a', '/ws/b']).roots, ['/ws/a', 'claude=/t', '/ws/b']);
+  assert.deepEqual(toInitOptions({ ...DEFAULT_SETTINGS, roots: ['/ws/a', 'claude=/t'] }, ['/ws/a', '/ws/b']).roots, [
+    '/ws/a',
+    'claude=/t',
+    '/ws/b',
+  ]);
 });
 
 test('python version parsing', () => {
@@ -161,7 +280,14 @@ test('python version parsing', () => {
 
 test('PseudoClaude rows: names not agent ids, and model / branch / backend in the tooltip', () => {
   const t = team({ format: 'pseudoclaude' });
-  const m = member({ name: 'bob', agentId: 'team-x-bob-17', model: 'sonnet', branch: 'feat/jwt', backend: 'in-process', cwd: '/w/bob' });
+  const m = member({
+    name: 'bob',
+    agentId: 'team-x-bob-17',
+    model: 'sonnet',
+    branch: 'feat/jwt',
+    backend: 'in-process',
+    cwd: '/w/bob',
+  });
   const tip = memberRow(t, m).tooltip;
   assert.match(tip, /Model: sonnet · Branch: feat\/jwt · Runs: in-process/);
   assert.match(tip, /Folder: \/w\/bob/);

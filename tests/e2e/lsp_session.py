@@ -19,6 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
+from support.entries import claude_entry
 from teaminbox.server import plain_converter
 
 
@@ -223,9 +224,9 @@ def error_code(err: JsonRpcException) -> str | None:
     return getattr(data, "code", None)
 
 
-def entry(sender: str, text: str, ts: str, **extra: Any) -> dict[str, Any]:
-    """A Claude inbox entry as Claude Code writes it."""
-    return {"from": sender, "text": text, "timestamp": ts, "read": False, **extra}
+def entry(sender: str, text: str, ts: str, read: bool = False, **extra: Any) -> dict[str, Any]:
+    """A Claude inbox entry as Claude Code writes it (unread unless told)."""
+    return claude_entry(sender, text, ts, read=read, **extra)
 
 
 def claude_inbox(home: Path, team: str, inbox: str) -> Path:

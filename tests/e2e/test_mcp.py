@@ -20,7 +20,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_activity import session_team, transcripts
 
-from support.world import VENV_BIN, Teams, claude_entry
+from support.entries import claude_entry
+from support.world import VENV_BIN, Teams
 
 WAIT = 20.0  # seconds: the longest any poll here waits
 ALL_TOOLS = {

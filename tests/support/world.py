@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from support.entries import claude_entry
 from teaminbox.discovery import Settings, default_roots
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,12 +44,6 @@ def tree(root: Path) -> dict[str, bytes | None]:
             with open(p, "rb") as fh:
                 out[p] = fh.read()
     return out
-
-
-def claude_entry(sender: str, text: str, ts: str, **extra: Any) -> dict[str, Any]:
-    entry: dict[str, Any] = {"from": sender, "text": text, "timestamp": ts}
-    entry.update(extra)
-    return entry
 
 
 @attrs.define

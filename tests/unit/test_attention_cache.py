@@ -12,7 +12,8 @@ from typing import Any, cast
 
 import pytest
 
-from support.world import CLAUDE_TEAM, Teams, claude_entry, write_json
+from support.entries import claude_entry
+from support.world import CLAUDE_TEAM, Teams, write_json
 from teaminbox import member_state as ms
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.history import History

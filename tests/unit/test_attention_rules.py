@@ -20,6 +20,7 @@ from typing import Any, cast
 
 import pytest
 
+from support.entries import claude_entry
 from support.world import write_json
 from teaminbox.discovery import Settings
 from teaminbox.history import History
@@ -44,8 +45,8 @@ def frame(kind: str, **fields: Any) -> str:
     return json.dumps({"type": kind, "timestamp": iso(), **fields})
 
 
-def e(sender: str, text: str, ago: float = 1.0, **extra: Any) -> dict[str, Any]:
-    return {"from": sender, "text": text, "timestamp": iso(ago), "read": False, **extra}
+def e(sender: str, text: str, ago: float = 1.0, read: bool = False, **extra: Any) -> dict[str, Any]:
+    return claude_entry(sender, text, iso(ago), read=read, **extra)
 
 
 def claude_team(root: Path, inboxes: dict[str, list[dict[str, Any]]], lead_pid: int | None) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from support.entries import at, claude_entry
 from support.world import CODER_ID, LEAD_ID, REPO, VENV_BIN, Teams, tree, write_json
 
 sys.path.insert(0, str(REPO / "tests" / "interop"))
@@ -248,19 +249,15 @@ def test_help_says_the_forms_the_separator_and_the_exit_codes(teams: Teams) -> N
     assert "--json machine-readable" in " ".join(cli(teams, None, "compact", "-h").stdout.split())
 
 
-def msg(sender: str, text: str, ts: str, read: bool = False, **extra: object) -> dict[str, object]:
-    return {"from": sender, "text": text, "timestamp": ts, "read": read, **extra}
-
-
 def test_read_archived_merges_the_history_by_time(teams: Teams, tmp_path: Path) -> None:
     history = str(tmp_path / "h.db")
     user = teams.cinbox("user")
     write_json(
         user,
         [
-            msg("coder", "first", "2026-11-29T10:00:01.000Z", True, msg_id="m1"),
-            msg("researcher", "second", "2026-11-29T10:00:02.000Z", msg_id="m2"),
-            msg("coder", "third", "2026-11-29T10:00:03.000Z", msg_id="m3"),
+            claude_entry("coder", "first", at(1), read=True, msg_id="m1"),
+            claude_entry("researcher", "second", at(2), read=False, msg_id="m2"),
+            claude_entry("coder", "third", at(3), read=False, msg_id="m3"),
         ],
     )
     proc = cli(teams, None, "read", "alpha", "user", "--archived", "--history", history, "--json")
@@ -270,8 +267,8 @@ def test_read_archived_merges_the_history_by_time(teams: Teams, tmp_path: Path) 
     write_json(
         user,
         [
-            msg("coder", "first", "2026-11-29T10:00:01.000Z", True, msg_id="m1"),
-            msg("coder", "third", "2026-11-29T10:00:03.000Z", msg_id="m3"),
+            claude_entry("coder", "first", at(1), read=True, msg_id="m1"),
+            claude_entry("coder", "third", at(3), read=False, msg_id="m3"),
         ],
     )
     proc = cli(teams, None, "read", "alpha", "user", "--archived", "--history", history, "--json")
@@ -302,8 +299,8 @@ def test_read_says_frames_in_words(teams: Teams) -> None:
     write_json(
         teams.cinbox("user"),
         [
-            msg("researcher", json.dumps(idle), "2026-11-29T10:00:00.000Z"),
-            msg("team-lead", json.dumps(stop), "2026-11-29T10:00:01.000Z"),
+            claude_entry("researcher", json.dumps(idle), "2026-11-29T10:00:00.000Z", read=False),
+            claude_entry("team-lead", json.dumps(stop), "2026-11-29T10:00:01.000Z", read=False),
         ],
     )
     out = cli(teams, None, "read", "alpha", "user").stdout
@@ -349,10 +346,10 @@ def test_read_says_frames_in_words(teams: Teams) -> None:
 def test_plurals(teams: Teams, tmp_path: Path) -> None:
     out = cli(teams, None, "read", "alpha", "researcher").stdout
     assert out.rstrip().endswith("researcher: 1 message, 1 unread")
-    write_json(teams.cinbox("user"), [msg("coder", "a", "t1", True, msg_id="a")])
+    write_json(teams.cinbox("user"), [claude_entry("coder", "a", "t1", read=True, msg_id="a")])
     out = cli(teams, None, "compact", "alpha", "--history", str(tmp_path / "h.db")).stdout
     assert "1 read entry" in out and "0 left" in out
-    write_json(teams.cinbox("user"), [msg("coder", "a", "t1")])
+    write_json(teams.cinbox("user"), [claude_entry("coder", "a", "t1", read=False)])
     out = cli(teams, None, "repair", "alpha", "user").stdout
     assert "healthy, 1 entry;" in out
     solo = teams.home / "solo"

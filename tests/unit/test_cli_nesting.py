@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from support.world import CODER_ID, Teams, claude_entry, write_json
+from support.entries import claude_entry
+from support.world import CODER_ID, Teams, write_json
 from teaminbox.jsonio import MAX_DEPTH, loads
 
 

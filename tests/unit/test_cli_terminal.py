@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from support.world import CODER_ID, LEAD_ID, VENV_BIN, Teams, claude_entry, write_json
+from support.entries import claude_entry
+from support.world import CODER_ID, LEAD_ID, VENV_BIN, Teams, write_json
 from teaminbox.termtext import json_text, visible
 
 TITLE = "\x1b]0;pwned\x07"

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from support.world import CLAUDE_TEAM, claude_entry, make_teams, write_json
+from support.entries import claude_entry
+from support.world import CLAUDE_TEAM, make_teams, write_json
 from teaminbox.history import History
 from teaminbox.server import core
 from teaminbox.tracker import Tracker

@@ -12,7 +12,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from support.world import CLAUDE_TEAM, Teams, claude_entry, write_json
+from support.entries import claude_entry
+from support.world import CLAUDE_TEAM, Teams, write_json
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.history import History
 from teaminbox.model import Message

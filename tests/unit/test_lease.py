@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from support.entries import claude_entry
 from support.world import CODER_ID, Teams
 from teaminbox import store
 from teaminbox.errors import LockLost
@@ -259,7 +260,7 @@ def test_refresh_never_touches_a_peers_lock(tmp_path: Path) -> None:
 
 
 def e(text: str, read: bool = False) -> dict[str, Any]:
-    return {"from": "a", "text": text, "timestamp": "t", "read": read}
+    return claude_entry("a", text, "t", read=read)
 
 
 def test_merge_entries() -> None:

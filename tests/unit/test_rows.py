@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from support.entries import claude_entry
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.rows import CHUNK, Rows, load_rows
 
@@ -13,13 +14,7 @@ def stringify(entries: list[dict[str, object]]) -> bytes:
 
 
 def entry(i: int, read: bool = False) -> dict[str, object]:
-    return {
-        "from": "researcher",
-        "text": f"m{i}",
-        "timestamp": "2026-11-29T10:00:00.000Z",
-        "read": read,
-        "msg_id": f"id-{i}",
-    }
+    return claude_entry(text=f"m{i}", read=read, msg_id=f"id-{i}")
 
 
 def test_ids_survive_seals_and_top_ups() -> None:

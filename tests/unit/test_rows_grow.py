@@ -9,19 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from support.entries import claude_entry
 from teaminbox import store
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.rows import Rows, grow_rows, load_rows
 
 
 def entry(i: int, read: bool = False, text: str | None = None) -> dict[str, object]:
-    return {
-        "from": "researcher",
-        "text": text if text is not None else f"m{i} " + "x" * (i % 50),
-        "timestamp": "2026-11-29T10:00:00.000Z",
-        "read": read,
-        "msg_id": f"id-{i}",
-    }
+    words = f"m{i} " + "x" * (i % 50) if text is None else text
+    return claude_entry(text=words, read=read, msg_id=f"id-{i}")
 
 
 def write(path: Path, entries: list[dict[str, object]]) -> bytes:

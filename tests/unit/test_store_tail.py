@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from support.entries import at, claude_entry
 from teaminbox import store
 from teaminbox.formats.claude import CLAUDE
 
 
 def entry(i: int) -> dict[str, object]:
-    return {"from": "researcher", "text": f"m{i}", "timestamp": f"2026-11-29T10:00:{i:02d}.000Z"}
+    return claude_entry(text=f"m{i}", ts=at(i))
 
 
 def test_extended_parses_a_peer_append_and_keeps_earlier_entries(tmp_path: Path) -> None:

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from support.world import CODER_ID, LEAD_ID, Teams, claude_entry, write_json
+from support.entries import claude_entry
+from support.world import CODER_ID, LEAD_ID, Teams, write_json
 from teaminbox import store
 from teaminbox.errors import NotRegularFile
 from teaminbox.formats.claude import CLAUDE

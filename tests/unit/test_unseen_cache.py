@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from support.world import CLAUDE_TEAM, Teams, claude_entry, write_json
+from support.entries import claude_entry
+from support.world import CLAUDE_TEAM, Teams, write_json
 from teaminbox import tracker as tracker_module
 from teaminbox.history import History
 from teaminbox.rows import Rows

@@ -4,7 +4,11 @@
 import type { InboxRef, Message } from '../protocol';
 import { InboxNode, MessageNode, TeamNode, TreeNode } from '../treeNodes';
 
-export interface MessageRef { team: string; inbox: string; id: string }
+export interface MessageRef {
+  team: string;
+  inbox: string;
+  id: string;
+}
 
 export interface SendOptions {
   team: string;
@@ -15,15 +19,43 @@ export interface SendOptions {
   color?: string;
   payload?: Record<string, unknown>;
 }
-export interface BroadcastOptions { team: string; text?: string; summary?: string }
+export interface BroadcastOptions {
+  team: string;
+  text?: string;
+  summary?: string;
+}
 /** `message`: any message, or just its team, inbox and id. */
-export interface ReplyOptions { message: MessageRef; text?: string; summary?: string }
-export interface MarkOptions { team: string; inbox: string; ids?: string[]; all?: boolean }
+export interface ReplyOptions {
+  message: MessageRef;
+  text?: string;
+  summary?: string;
+}
+export interface MarkOptions {
+  team: string;
+  inbox: string;
+  ids?: string[];
+  all?: boolean;
+}
 /** `confirmed: true` skips the modal question (the caller already asked). */
-export interface DiscardOptions { team: string; inbox: string; ids?: string[]; all?: boolean; confirmed?: boolean }
-export interface SearchOptions { query: string; team?: string; limit?: number }
-export interface CompactOptions { team: string; inbox?: string }
-export interface TeamOptions { team: string }
+export interface DiscardOptions {
+  team: string;
+  inbox: string;
+  ids?: string[];
+  all?: boolean;
+  confirmed?: boolean;
+}
+export interface SearchOptions {
+  query: string;
+  team?: string;
+  limit?: number;
+}
+export interface CompactOptions {
+  team: string;
+  inbox?: string;
+}
+export interface TeamOptions {
+  team: string;
+}
 
 export type SendArg = TeamNode | InboxNode | SendOptions | undefined;
 export type BroadcastArg = TeamNode | InboxNode | BroadcastOptions | undefined;
@@ -60,7 +92,12 @@ export function broadcastDraft(arg: BroadcastArg): SendDraft {
   return { team: arg.team, to: '*', text: arg.text, summary: arg.summary, extra: {}, ask: arg.text === undefined };
 }
 
-export interface ReplyDraft { message?: MessageRef; text?: string; summary?: string; ask: boolean }
+export interface ReplyDraft {
+  message?: MessageRef;
+  text?: string;
+  summary?: string;
+  ask: boolean;
+}
 
 export function replyDraft(arg: ReplyArg): ReplyDraft {
   if (arg instanceof MessageNode) return { message: arg.message, ask: true };
@@ -93,10 +130,11 @@ export function markTarget(arg: MarkArg, selected?: readonly TreeNode[]): MarkTa
   if (arg instanceof MessageNode) return { kind: 'messages', messages: selectedMessages(arg, selected) };
   if (!arg) return { kind: 'pick' };
   if (!arg.all && !arg.ids?.length) throw new Error('markRead needs ids or all: true');
-  return { kind: 'inbox', team: arg.team, inbox: arg.inbox, ids: arg.all ? 'all' : arg.ids ?? [] };
+  return { kind: 'inbox', team: arg.team, inbox: arg.inbox, ids: arg.all ? 'all' : (arg.ids ?? []) };
 }
 
-export type MarkAllTarget = { kind: 'team'; team: string } | { kind: 'inbox'; team: string; inbox: string } | { kind: 'pick' };
+export type MarkAllTarget =
+  { kind: 'team'; team: string } | { kind: 'inbox'; team: string; inbox: string } | { kind: 'pick' };
 
 export function markAllTarget(arg: MarkAllArg): MarkAllTarget {
   if (arg instanceof TeamNode) return { kind: 'team', team: arg.teamId };
@@ -105,19 +143,28 @@ export function markAllTarget(arg: MarkAllArg): MarkAllTarget {
 }
 
 export type DiscardTarget =
-  | { kind: 'inbox'; team: string; inbox: string; ids: string[] | 'all'; confirmed: boolean }
-  | { kind: 'pick' };
+  { kind: 'inbox'; team: string; inbox: string; ids: string[] | 'all'; confirmed: boolean } | { kind: 'pick' };
 
 export function discardTarget(arg: DiscardArg, selected?: readonly TreeNode[]): DiscardTarget {
-  if (arg instanceof InboxNode) return { kind: 'inbox', team: arg.teamId, inbox: arg.inbox, ids: 'all', confirmed: false };
+  if (arg instanceof InboxNode) {
+    return { kind: 'inbox', team: arg.teamId, inbox: arg.inbox, ids: 'all', confirmed: false };
+  }
   if (arg instanceof MessageNode) {
     // one inbox per question: the clicked row's
-    const ids = selectedMessages(arg, selected).filter(m => m.team === arg.teamId && m.inbox === arg.inbox).map(m => m.id);
+    const ids = selectedMessages(arg, selected)
+      .filter(m => m.team === arg.teamId && m.inbox === arg.inbox)
+      .map(m => m.id);
     return { kind: 'inbox', team: arg.teamId, inbox: arg.inbox, ids, confirmed: false };
   }
   if (!arg) return { kind: 'pick' };
   if (!arg.all && !arg.ids?.length) throw new Error('discard needs ids or all: true');
-  return { kind: 'inbox', team: arg.team, inbox: arg.inbox, ids: arg.all ? 'all' : arg.ids ?? [], confirmed: !!arg.confirmed };
+  return {
+    kind: 'inbox',
+    team: arg.team,
+    inbox: arg.inbox,
+    ids: arg.all ? 'all' : (arg.ids ?? []),
+    confirmed: !!arg.confirmed,
+  };
 }
 
 export function searchDraft(arg: SearchArg): { query?: string; team?: string; limit?: number } {

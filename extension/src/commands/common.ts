@@ -16,14 +16,19 @@ export interface Services {
 }
 
 /** What a failed command returns (to tests and API callers) after showing the error once. */
-export interface CommandError { error: { code?: string; message: string } }
+export interface CommandError {
+  error: { code?: string; message: string };
+}
 
 /** A group of commands: each is a guarded function, callable directly (API, notifications) or registered. */
 export abstract class CommandGroup {
   constructor(protected readonly s: Services) {}
 
   /** Wraps a command body: a sidecar error becomes one clear message and a returned {error}. */
-  protected guard<A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R | CommandError> {
+  protected guard<A extends unknown[], R>(
+    name: string,
+    fn: (...a: A) => Promise<R>,
+  ): (...a: A) => Promise<R | CommandError> {
     return async (...a: A) => {
       try {
         return await fn(...a);

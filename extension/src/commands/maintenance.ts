@@ -13,16 +13,23 @@ export class MaintenanceCommands extends CommandGroup {
     return { state: this.s.sidecar.state };
   });
 
-  readonly showLog = async () => { this.s.log.show(); return true; };
+  readonly showLog = async () => {
+    this.s.log.show();
+    return true;
+  };
 
   readonly doctor = this.guard('doctor', async () => {
     const r = await this.s.sidecar.request(Methods.doctor, {});
     this.s.log.info(`doctor: ${r.findings.length} finding(s)`);
     for (const f of r.findings) this.s.log.info(`  [${f.kind}] ${f.message}${f.path ? ` (${f.path})` : ''}`);
-    const text = r.findings.length === 0
-      ? 'Team Inbox doctor: everything looks fine.'
-      : `Team Inbox doctor: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}: ${firstLine(r.findings[0].message, 100)}${r.findings.length > 1 ? ' …' : ''}`;
-    void vscode.window.showInformationMessage(plain(text), 'Show Log').then(c => { if (c) this.s.log.show(); });
+    const text =
+      r.findings.length === 0
+        ? 'Team Inbox doctor: everything looks fine.'
+        : `Team Inbox doctor: ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}: ` +
+          `${firstLine(r.findings[0].message, 100)}${r.findings.length > 1 ? ' …' : ''}`;
+    void vscode.window.showInformationMessage(plain(text), 'Show Log').then(c => {
+      if (c) this.s.log.show();
+    });
     return r;
   });
 

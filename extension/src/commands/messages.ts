@@ -7,11 +7,36 @@ import { plain } from '../plainText';
 import { composeTemplate, describeSendResults, parseComposed, replySubject, senderName } from '../render';
 import type { TreeNode } from '../treeNodes';
 import {
-  BroadcastArg, DiscardArg, MarkAllArg, MarkArg, MessageArg, MessageRef, ReplyArg, SearchArg, SendArg, SendDraft,
-  broadcastDraft, discardTarget, markAllTarget, markTarget, messageRef, replyDraft, searchDraft, sendDraft,
+  BroadcastArg,
+  DiscardArg,
+  MarkAllArg,
+  MarkArg,
+  MessageArg,
+  MessageRef,
+  ReplyArg,
+  SearchArg,
+  SendArg,
+  SendDraft,
+  broadcastDraft,
+  discardTarget,
+  markAllTarget,
+  markTarget,
+  messageRef,
+  replyDraft,
+  searchDraft,
+  sendDraft,
 } from './args';
 import { CommandGroup } from './common';
-import { inputSummary, inputText, liveSearch, ownMessages, pickInbox, pickMessage, pickRecipient, pickTeam } from './pickers';
+import {
+  inputSummary,
+  inputText,
+  liveSearch,
+  ownMessages,
+  pickInbox,
+  pickMessage,
+  pickRecipient,
+  pickTeam,
+} from './pickers';
 
 export class MessageCommands extends CommandGroup {
   readonly send = this.guard('sendMessage', async (arg?: SendArg) => this.sendDraft(sendDraft(arg)));
@@ -24,11 +49,15 @@ export class MessageCommands extends CommandGroup {
       ? await this.resolve(draft.message)
       : await pickMessage(this.s.cache, 'Reply to', await ownMessages(this.s.cache, this.s.log, m => !isFrame(m)));
     if (!msg) return undefined;
-    const text = draft.text ?? (await inputText(vscode.l10n.t('Reply to {0}: {1}', plain(senderName(msg)), plain(replySubject(msg)))));
+    const text =
+      draft.text ??
+      (await inputText(vscode.l10n.t('Reply to {0}: {1}', plain(senderName(msg)), plain(replySubject(msg)))));
     if (!text) return undefined;
     const summary = draft.summary ?? (draft.ask ? await inputSummary() : undefined);
     const r = await this.doSend({ team: msg.team, to: msg.from, text, ...(summary ? { summary } : {}) });
-    if (!msg.seen) await this.s.marks.mark(msg.team, msg.inbox, [msg.id]).catch(e => this.s.log.warn(`marking ${msg.id}: ${e}`));
+    if (!msg.seen) {
+      await this.s.marks.mark(msg.team, msg.inbox, [msg.id]).catch(e => this.s.log.warn(`marking ${msg.id}: ${e}`));
+    }
     return r;
   });
 
@@ -40,7 +69,11 @@ export class MessageCommands extends CommandGroup {
     const uri = await showMessage(msg, this.s.content);
     let marked = 0;
     if (!msg.seen) {
-      try { marked = (await this.s.marks.mark(msg.team, msg.inbox, [msg.id])).marked; } catch (e) { this.s.log.warn(`marking ${msg.id} seen: ${e}`); }
+      try {
+        marked = (await this.s.marks.mark(msg.team, msg.inbox, [msg.id])).marked;
+      } catch (e) {
+        this.s.log.warn(`marking ${msg.id} seen: ${e}`);
+      }
     }
     return { uri: uri.toString(), marked };
   });
@@ -60,7 +93,11 @@ export class MessageCommands extends CommandGroup {
     if (target.kind === 'inbox') return this.s.marks.mark(target.team, target.inbox, target.ids);
     let msgs = target.kind === 'messages' ? target.messages : [];
     if (target.kind === 'pick') {
-      const m = await pickMessage(this.s.cache, 'Mark read', await ownMessages(this.s.cache, this.s.log, x => !x.seen && !x.archived));
+      const m = await pickMessage(
+        this.s.cache,
+        'Mark read',
+        await ownMessages(this.s.cache, this.s.log, x => !x.seen && !x.archived),
+      );
       if (!m) return undefined;
       msgs = [m];
     }
@@ -86,32 +123,49 @@ export class MessageCommands extends CommandGroup {
    * Writes `read: true` into an inbox an agent consumes: the agent never gets those messages.
    * Only ever after a modal question (or `confirmed: true` from a caller that asked).
    */
-  readonly discardUndelivered = this.guard('discardUndelivered', async (arg?: DiscardArg, selected?: readonly TreeNode[]) => {
-    let target = discardTarget(arg, selected);
-    if (target.kind === 'pick') {
-      const picked = await pickInbox(this.s.cache, 'Discard undelivered messages', m => !m.owned && m.consumed && m.unread > 0);
-      if (!picked) return undefined;
-      target = { kind: 'inbox', ...picked, ids: 'all', confirmed: false };
-    }
-    const member = this.s.cache.member(target.team, target.inbox);
-    if (!target.confirmed) {
-      const what = target.ids === 'all' ? `all ${member?.unread ?? ''} undelivered messages`.replace('  ', ' ') : `${target.ids.length} undelivered message${target.ids.length === 1 ? '' : 's'}`;
-      const choice = await vscode.window.showWarningMessage(
-        `Discard ${what} to ${plain(member?.name ?? target.inbox)}?`,
-        { modal: true, detail: 'They are marked read in the inbox file, so the agent never receives them. This cannot be undone.' },
-        'Discard',
-      );
-      if (choice !== 'Discard') return undefined;
-    }
-    const r = await this.s.marks.discard(target.team, target.inbox, target.ids);
-    this.s.log.info(`discarded ${r.marked} undelivered message(s) in ${target.team}/${target.inbox}`);
-    return r;
-  });
+  readonly discardUndelivered = this.guard(
+    'discardUndelivered',
+    async (arg?: DiscardArg, selected?: readonly TreeNode[]) => {
+      let target = discardTarget(arg, selected);
+      if (target.kind === 'pick') {
+        const picked = await pickInbox(
+          this.s.cache,
+          'Discard undelivered messages',
+          m => !m.owned && m.consumed && m.unread > 0,
+        );
+        if (!picked) return undefined;
+        target = { kind: 'inbox', ...picked, ids: 'all', confirmed: false };
+      }
+      const member = this.s.cache.member(target.team, target.inbox);
+      if (!target.confirmed) {
+        const what =
+          target.ids === 'all'
+            ? `all ${member?.unread ?? ''} undelivered messages`.replace('  ', ' ')
+            : `${target.ids.length} undelivered message${target.ids.length === 1 ? '' : 's'}`;
+        const choice = await vscode.window.showWarningMessage(
+          `Discard ${what} to ${plain(member?.name ?? target.inbox)}?`,
+          {
+            modal: true,
+            detail: 'They are marked read in the inbox file, so the agent never receives them. This cannot be undone.',
+          },
+          'Discard',
+        );
+        if (choice !== 'Discard') return undefined;
+      }
+      const r = await this.s.marks.discard(target.team, target.inbox, target.ids);
+      this.s.log.info(`discarded ${r.marked} undelivered message(s) in ${target.team}/${target.inbox}`);
+      return r;
+    },
+  );
 
   readonly search = this.guard('search', async (arg?: SearchArg) => {
     const draft = searchDraft(arg);
     const find = async (query: string) => {
-      const r = await this.s.sidecar.request(Methods.search, { query, limit: draft.limit ?? 100, ...(draft.team ? { team: draft.team } : {}) });
+      const r = await this.s.sidecar.request(Methods.search, {
+        query,
+        limit: draft.limit ?? 100,
+        ...(draft.team ? { team: draft.team } : {}),
+      });
       r.messages.forEach(m => this.s.cache.remember(m));
       return r;
     };
@@ -133,7 +187,10 @@ export class MessageCommands extends CommandGroup {
     if (!t) throw new Error(`unknown team ${team}`);
     const to = d.to ?? (await pickRecipient(t, true));
     if (!to) return undefined;
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: composeTemplate(to === '*' ? 'everyone' : to) + (d.text ?? '') });
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'markdown',
+      content: composeTemplate(to === '*' ? 'everyone' : to) + (d.text ?? ''),
+    });
     this.composing.set(doc.uri.toString(), t.id);
     // the cursor starts below the header, set as the editor opens (not after: typing may begin at once)
     const end = doc.lineAt(doc.lineCount - 1).range.end;
@@ -143,16 +200,31 @@ export class MessageCommands extends CommandGroup {
   });
 
   readonly sendComposed = this.guard('sendComposed', async (uri?: vscode.Uri) => {
-    const doc = uri ? vscode.workspace.textDocuments.find(x => x.uri.toString() === uri.toString()) : vscode.window.activeTextEditor?.document;
+    const doc = uri
+      ? vscode.workspace.textDocuments.find(x => x.uri.toString() === uri.toString())
+      : vscode.window.activeTextEditor?.document;
     const team = doc && this.composing.get(doc.uri.toString());
-    if (!doc || !team) { void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: this editor is not a message being composed.')); return undefined; }
+    if (!doc || !team) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: this editor is not a message being composed.'));
+      return undefined;
+    }
     const { to, body } = parseComposed(doc.getText());
-    if (!to) { void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: the first line must name the recipient, as "To: <member>".')); return undefined; }
-    if (!body) { void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: the message is empty.')); return undefined; }
+    if (!to) {
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('Team Inbox: the first line must name the recipient, as "To: <member>".'),
+      );
+      return undefined;
+    }
+    if (!body) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Team Inbox: the message is empty.'));
+      return undefined;
+    }
     const r = await this.doSend({ team, to: to === 'everyone' ? '*' : to, text: body });
     if (r.results.some(x => x.ok)) {
       this.composing.delete(doc.uri.toString());
-      if (vscode.window.activeTextEditor?.document === doc) await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      if (vscode.window.activeTextEditor?.document === doc) {
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
       this.updateComposeContext();
     }
     return r;
@@ -160,7 +232,11 @@ export class MessageCommands extends CommandGroup {
 
   updateComposeContext(): void {
     const doc = vscode.window.activeTextEditor?.document;
-    void vscode.commands.executeCommand('setContext', 'teamInbox.composeEditor', !!doc && this.composing.has(doc.uri.toString()));
+    void vscode.commands.executeCommand(
+      'setContext',
+      'teamInbox.composeEditor',
+      !!doc && this.composing.has(doc.uri.toString()),
+    );
   }
 
   private async sendDraft(d: SendDraft): Promise<SendResults | undefined> {
@@ -175,7 +251,9 @@ export class MessageCommands extends CommandGroup {
     }
     if (!to) return undefined;
     const teamName = this.s.cache.team(team)?.name ?? team;
-    const text = d.text ?? (await inputText(to === '*' ? `Broadcast to everyone in ${plain(teamName)}` : `Message to ${plain(to)}`));
+    const text =
+      d.text ??
+      (await inputText(to === '*' ? `Broadcast to everyone in ${plain(teamName)}` : `Message to ${plain(to)}`));
     if (!text) return undefined;
     const summary = d.summary ?? (d.ask ? await inputSummary() : undefined);
     const params: SendParams = { team, to, text };
@@ -200,8 +278,10 @@ export class MessageCommands extends CommandGroup {
 
   /** The cached message, else its inbox's page (fetched if need be). */
   private async resolve(ref: MessageRef): Promise<Message | undefined> {
-    return this.s.cache.message(ref.team, ref.inbox, ref.id)
-      ?? (await this.s.cache.loadPage(ref.team, ref.inbox)).find(m => m.id === ref.id);
+    return (
+      this.s.cache.message(ref.team, ref.inbox, ref.id) ??
+      (await this.s.cache.loadPage(ref.team, ref.inbox)).find(m => m.id === ref.id)
+    );
   }
 
   override register(): vscode.Disposable[] {
@@ -219,7 +299,9 @@ export class MessageCommands extends CommandGroup {
       r('teamInbox.compose', this.compose),
       r('teamInbox.sendComposed', this.sendComposed),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateComposeContext()),
-      vscode.workspace.onDidCloseTextDocument(d => { if (this.composing.delete(d.uri.toString())) this.updateComposeContext(); }),
+      vscode.workspace.onDidCloseTextDocument(d => {
+        if (this.composing.delete(d.uri.toString())) this.updateComposeContext();
+      }),
     ];
   }
 }

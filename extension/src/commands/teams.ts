@@ -17,10 +17,13 @@ export type ForgetArg = TeamNode | { team: string; confirmed?: boolean } | undef
 /** Set a task's status: a task node (asks for the status) or {team, id, status}. */
 export type TaskStatusArg = TaskTreeNode | { team: string; id: string; status?: string } | undefined;
 /** Answer a plan: an attention node, or {team, requestId?, member?, feedback?}. */
-export type PlanArg = AttentionNode | { team: string; requestId?: string | null; member?: string | null; feedback?: string } | undefined;
+export type PlanArg =
+  AttentionNode | { team: string; requestId?: string | null; member?: string | null; feedback?: string } | undefined;
 
 const STATUSES: Array<{ label: string; status: string }> = [
-  { label: 'Pending', status: 'pending' }, { label: 'In progress', status: 'in_progress' }, { label: 'Completed', status: 'completed' },
+  { label: 'Pending', status: 'pending' },
+  { label: 'In progress', status: 'in_progress' },
+  { label: 'Completed', status: 'completed' },
 ];
 
 export class TeamCommands extends CommandGroup {
@@ -40,7 +43,10 @@ export class TeamCommands extends CommandGroup {
     if (!team) return undefined;
     const r = await this.s.sidecar.request(Methods.compact, { team, ...(target.inbox ? { inbox: target.inbox } : {}) });
     if (!target.quiet) {
-      void vscode.window.showInformationMessage(`Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox in ${plain(r.team)}; ${r.kept} left in the file.`);
+      void vscode.window.showInformationMessage(
+        `Team Inbox: archived ${r.archived} read message${r.archived === 1 ? '' : 's'} of your inbox ` +
+          `in ${plain(r.team)}; ${r.kept} left in the file.`,
+      );
     }
     return r;
   });
@@ -49,18 +55,21 @@ export class TeamCommands extends CommandGroup {
    * how much goes. The sidecar refuses a team whose folder is still there, and a count that
    * changed since the person said yes. */
   readonly forgetTeam = this.guard('forgetTeam', async (arg?: ForgetArg) => {
-    const team = arg instanceof TeamNode ? arg.teamId : arg?.team ?? (await pickTeam(this.s.cache, 'forget'))?.id;
+    const team = arg instanceof TeamNode ? arg.teamId : (arg?.team ?? (await pickTeam(this.s.cache, 'forget'))?.id);
     if (!team) return undefined;
     const count = await this.s.sidecar.request(Methods.forgetTeam, { team, dryRun: true });
     if (arg instanceof TeamNode || !arg?.confirmed) {
-      const n = count.messages, inboxes = count.inboxes;
+      const n = count.messages,
+        inboxes = count.inboxes;
       const t = this.s.cache.team(team);
       const name = t ? teamDisplayName(t) : team;
       const yes = await vscode.window.showWarningMessage(
         plain(`Forget ${name}?`),
         {
           modal: true,
-          detail: `This removes ${n} archived message${n === 1 ? '' : 's'} from ${inboxes} inbox${inboxes === 1 ? '' : 'es'} from Team Inbox's history, for good.`,
+          detail:
+            `This removes ${n} archived message${n === 1 ? '' : 's'} ` +
+            `from ${inboxes} inbox${inboxes === 1 ? '' : 'es'} from Team Inbox's history, for good.`,
         },
         'Forget',
       );
@@ -77,11 +86,16 @@ export class TeamCommands extends CommandGroup {
     let task: Task | undefined;
     if (arg && 'kind' in arg) {
       if (arg.kind !== 'task') return undefined;
-      ({ team } = arg); task = arg.task; id = task.id;
+      ({ team } = arg);
+      task = arg.task;
+      id = task.id;
     } else if (arg) ({ team, id, status } = arg);
     if (!team || !id) return undefined;
     if (!status) {
-      const pick = await vscode.window.showQuickPick(STATUSES.filter(s => s.status !== task?.status), { title: plain(`Status of #${id}${task ? ` ${task.subject}` : ''}`) });
+      const pick = await vscode.window.showQuickPick(
+        STATUSES.filter(s => s.status !== task?.status),
+        { title: plain(`Status of #${id}${task ? ` ${task.subject}` : ''}`) },
+      );
       status = pick?.status;
     }
     if (!status) return undefined;
@@ -90,15 +104,23 @@ export class TeamCommands extends CommandGroup {
 
   private answer(approved: boolean) {
     return this.guard(approved ? 'approvePlan' : 'rejectPlan', async (arg?: PlanArg) => {
-      const item: { team: string; requestId?: string | null; member?: string | null } | undefined = arg instanceof AttentionNode ? arg.item : arg;
+      const item: { team: string; requestId?: string | null; member?: string | null } | undefined =
+        arg instanceof AttentionNode ? arg.item : arg;
       if (!item) return undefined;
       let feedback = arg instanceof AttentionNode ? undefined : (arg as { feedback?: string } | undefined)?.feedback;
       if (!approved && feedback === undefined) {
-        feedback = await vscode.window.showInputBox({ title: `Reject ${plain(item.member ?? 'the')}'s plan`, prompt: 'What should change (sent with the rejection)' });
+        feedback = await vscode.window.showInputBox({
+          title: `Reject ${plain(item.member ?? 'the')}'s plan`,
+          prompt: 'What should change (sent with the rejection)',
+        });
         if (feedback === undefined) return undefined;
       }
       const r = await this.s.sidecar.request(Methods.answerPlan, {
-        team: item.team, approved, requestId: item.requestId ?? null, member: item.member ?? null, ...(feedback ? { feedback } : {}),
+        team: item.team,
+        approved,
+        requestId: item.requestId ?? null,
+        member: item.member ?? null,
+        ...(feedback ? { feedback } : {}),
       });
       void vscode.window.showInformationMessage(plain(`Team Inbox: ${r.text}${r.note ? ` (${r.note})` : ''}`));
       return r;

@@ -13,13 +13,25 @@ import { pickTeam } from '../commands/pickers';
 import { TeamNode } from '../treeNodes';
 import { tasksNote, viewMessage, viewTask, viewTeam } from './viewModel';
 import { recipientResult } from './recipientResult';
-import { HostToView, isWebLink, RecipientResult, TASK_STATUSES, ViewMessage, ViewState, ViewToHost } from './viewProtocol';
+import {
+  HostToView,
+  isWebLink,
+  RecipientResult,
+  TASK_STATUSES,
+  ViewMessage,
+  ViewState,
+  ViewToHost,
+} from './viewProtocol';
 
 export const TEAM_VIEW_TYPE = 'teamInbox.teamView';
 /** Older messages fetched per scroll to the top. */
 export const OLDER_PAGE = 200;
 
-export interface TeamViewDeps { cache: MessageCache; sidecar: SidecarClient; log: vscode.LogOutputChannel }
+export interface TeamViewDeps {
+  cache: MessageCache;
+  sidecar: SidecarClient;
+  log: vscode.LogOutputChannel;
+}
 
 /** What the command takes: a team row, an id or name, options from tests, or nothing (asks). */
 export type OpenTeamArg = TeamNode | { team: string; focus?: string } | string | undefined;
@@ -35,11 +47,18 @@ class TeamPanel implements vscode.Disposable {
   private ready = false;
   private pendingFocus = '';
 
-  constructor(readonly panel: vscode.WebviewPanel, readonly teamId: string, private readonly d: TeamViewDeps, private readonly onGone: () => void) {
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly teamId: string,
+    private readonly d: TeamViewDeps,
+    private readonly onGone: () => void,
+  ) {
     panel.webview.options = webviewOptions();
     panel.webview.html = html(panel.webview, vscode.Uri.joinPath(TeamViews.extensionUri, 'dist'), teamId);
     this.subs.push(
-      panel.webview.onDidReceiveMessage((m: ViewToHost) => { void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`)); }),
+      panel.webview.onDidReceiveMessage((m: ViewToHost) => {
+        void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`));
+      }),
       d.cache.onDidChange(c => this.onCache(c)),
       panel.onDidDispose(() => this.dispose()),
     );
@@ -50,16 +69,24 @@ class TeamPanel implements vscode.Disposable {
     else this.pendingFocus = key;
   }
 
-  private post(m: HostToView): void { void this.panel.webview.postMessage(m); }
+  private post(m: HostToView): void {
+    void this.panel.webview.postMessage(m);
+  }
 
-  private team(): Team | undefined { return this.d.cache.team(this.teamId); }
+  private team(): Team | undefined {
+    return this.d.cache.team(this.teamId);
+  }
 
   private async receive(m: ViewToHost): Promise<void> {
     switch (m.type) {
-      case 'ready': return this.init();
-      case 'older': return this.older();
-      case 'send': return this.send(m.to, m.text);
-      case 'setTaskStatus': return this.setTaskStatus(m.id, m.status);
+      case 'ready':
+        return this.init();
+      case 'older':
+        return this.older();
+      case 'send':
+        return this.send(m.to, m.text);
+      case 'setTaskStatus':
+        return this.setTaskStatus(m.id, m.status);
       case 'openLink':
         // only a web link leaves the view: never command:, file: or anything else an agent wrote
         if (isWebLink(m.url)) await vscode.env.openExternal(vscode.Uri.parse(m.url.trim(), true));
@@ -72,28 +99,48 @@ class TeamPanel implements vscode.Disposable {
     this.ready = false;
     await this.d.cache.loadTeams();
     const team = this.team();
-    if (!team) { this.panel.webview.html = gone(this.teamId); return; }
+    if (!team) {
+      this.panel.webview.html = gone(this.teamId);
+      return;
+    }
     this.panel.title = `Team: ${team.name}`;
     const [list, tasks] = await Promise.all([
       this.d.cache.loadConversation(team.id),
-      this.d.cache.loadTasks(team.id).catch(e => { this.d.log.warn(`team view tasks: ${errorText(e).text}`); return []; }),
+      this.d.cache.loadTasks(team.id).catch(e => {
+        this.d.log.warn(`team view tasks: ${errorText(e).text}`);
+        return [];
+      }),
     ]);
     this.sent = new Map();
     const messages = list.map(m => this.remember(viewMessage(m, team)));
     this.loaded = list.length;
     const vt = viewTeam(team, tasks);
     this.teamJson = JSON.stringify(vt);
-    this.post({ type: 'init', team: vt, messages, hasOlder: list.length >= CONVERSATION_LIMIT, tasks: tasks.map(viewTask), tasksNote: tasksNote(team, tasks), focus: this.pendingFocus });
+    this.post({
+      type: 'init',
+      team: vt,
+      messages,
+      hasOlder: list.length >= CONVERSATION_LIMIT,
+      tasks: tasks.map(viewTask),
+      tasksNote: tasksNote(team, tasks),
+      focus: this.pendingFocus,
+    });
     this.pendingFocus = '';
     this.ready = true;
   }
 
-  private remember(v: ViewMessage): ViewMessage { this.sent.set(v.key, JSON.stringify(v)); return v; }
+  private remember(v: ViewMessage): ViewMessage {
+    this.sent.set(v.key, JSON.stringify(v));
+    return v;
+  }
 
   private onCache(c: CacheChange): void {
     if (!this.ready) return;
     const team = this.team();
-    if (c.kind === 'teams') { if (team) this.postTeam(team); return; }
+    if (c.kind === 'teams') {
+      if (team) this.postTeam(team);
+      return;
+    }
     if (!team || ('team' in c && c.team !== team.id)) return;
     if (c.kind === 'conversation') this.postDelta(team, this.d.cache.conversation(team.id) ?? []);
     else if (c.kind === 'tasks') {
@@ -132,7 +179,11 @@ class TeamPanel implements vscode.Disposable {
     if (!team || this.loadingOlder) return;
     this.loadingOlder = true;
     try {
-      const r = await this.d.sidecar.request(Methods.conversation, { team: team.id, offset: this.loaded, limit: OLDER_PAGE });
+      const r = await this.d.sidecar.request(Methods.conversation, {
+        team: team.id,
+        offset: this.loaded,
+        limit: OLDER_PAGE,
+      });
       this.loaded += r.messages.length;
       // new messages since shift the offsets: an overlap comes back, dropped here by key
       const fresh = r.messages.filter(m => !this.sent.has(convKey(m))).map(m => this.remember(viewMessage(m, team)));
@@ -145,16 +196,29 @@ class TeamPanel implements vscode.Disposable {
   private async send(to: readonly string[], text: string): Promise<void> {
     const team = this.team();
     if (!team || !text.trim()) return;
-    if (team.ended) { this.post({ type: 'sent', ok: false, results: [{ recipient: '', ok: false, text: 'This team has ended: its history is read-only.' }] }); return; }
+    if (team.ended) {
+      this.post({
+        type: 'sent',
+        ok: false,
+        results: [{ recipient: '', ok: false, text: 'This team has ended: its history is read-only.' }],
+      });
+      return;
+    }
     const targets = to.includes('*') ? ['*'] : to.length ? [...to] : [viewTeam(team).defaultTo];
     const results: RecipientResult[] = [];
     for (const recipient of targets) {
       try {
         const r = await this.d.sidecar.request(Methods.send, { team: team.id, to: recipient, text });
         results.push(...r.results.map(recipientResult));
-        if (!r.results.length) results.push({ recipient, ok: false, text: 'Nobody to send to: the team has no other members.' });
+        if (!r.results.length) {
+          results.push({ recipient, ok: false, text: 'Nobody to send to: the team has no other members.' });
+        }
       } catch (e) {
-        results.push({ recipient, ok: false, text: `${recipient === '*' ? 'everyone' : recipient}: ${errorText(e).text}` });
+        results.push({
+          recipient,
+          ok: false,
+          text: `${recipient === '*' ? 'everyone' : recipient}: ${errorText(e).text}`,
+        });
       }
     }
     this.d.log.info(`team view send ${team.id}: ${results.map(r => r.text).join('; ')}`);
@@ -179,7 +243,11 @@ class TeamPanel implements vscode.Disposable {
 }
 
 function webviewOptions(): vscode.WebviewOptions {
-  return { enableScripts: true, enableCommandUris: false, localResourceRoots: [vscode.Uri.joinPath(TeamViews.extensionUri, 'dist')] };
+  return {
+    enableScripts: true,
+    enableCommandUris: false,
+    localResourceRoots: [vscode.Uri.joinPath(TeamViews.extensionUri, 'dist')],
+  };
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
@@ -189,8 +257,17 @@ function html(webview: vscode.Webview, dist: vscode.Uri, teamId: string): string
   const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'teamView.js'));
   const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, 'teamView.css'));
   // nothing inline, no remote image, no frame, no form target: only our own files run
-  const csp = [`default-src 'none'`, `img-src ${webview.cspSource}`, `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`, `connect-src 'none'`, `form-action 'none'`, `frame-src 'none'`, `base-uri 'none'`].join('; ');
+  const csp = [
+    `default-src 'none'`,
+    `img-src ${webview.cspSource}`,
+    `style-src ${webview.cspSource}`,
+    `font-src ${webview.cspSource}`,
+    `script-src 'nonce-${nonce}'`,
+    `connect-src 'none'`,
+    `form-action 'none'`,
+    `frame-src 'none'`,
+    `base-uri 'none'`,
+  ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
@@ -202,7 +279,9 @@ function html(webview: vscode.Webview, dist: vscode.Uri, teamId: string): string
 }
 
 function gone(teamId: string): string {
-  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head><body><p>No team ${esc(teamId)} any more: it was forgotten, or its folder and history are gone.</p></body></html>`;
+  const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'">`;
+  const text = `No team ${esc(teamId)} any more: it was forgotten, or its folder and history are gone.`;
+  return `<!DOCTYPE html><html><head>${csp}</head><body><p>${text}</p></body></html>`;
 }
 
 /** The panels, one per team; the command and the serializer. */
@@ -210,7 +289,12 @@ export class TeamViews implements vscode.Disposable {
   static extensionUri: vscode.Uri;
   private readonly panels = new Map<string, TeamPanel>();
 
-  constructor(extensionUri: vscode.Uri, private readonly d: TeamViewDeps) { TeamViews.extensionUri = extensionUri; }
+  constructor(
+    extensionUri: vscode.Uri,
+    private readonly d: TeamViewDeps,
+  ) {
+    TeamViews.extensionUri = extensionUri;
+  }
 
   /** Opens (or reveals) a team's view; `focus`: a message's key (inbox/id) to scroll to. */
   open(teamIdOrName: string, focus = ''): TeamPanel | undefined {
@@ -219,7 +303,12 @@ export class TeamViews implements vscode.Disposable {
     let p = this.panels.get(id);
     if (p) p.panel.reveal();
     else {
-      const panel = vscode.window.createWebviewPanel(TEAM_VIEW_TYPE, `Team: ${team?.name ?? id}`, vscode.ViewColumn.Active, webviewOptions());
+      const panel = vscode.window.createWebviewPanel(
+        TEAM_VIEW_TYPE,
+        `Team: ${team?.name ?? id}`,
+        vscode.ViewColumn.Active,
+        webviewOptions(),
+      );
       p = this.attach(panel, id);
     }
     if (focus) p.focus(focus);
@@ -233,7 +322,9 @@ export class TeamViews implements vscode.Disposable {
   }
 
   private attach(panel: vscode.WebviewPanel, id: string): TeamPanel {
-    const p: TeamPanel = new TeamPanel(panel, id, this.d, () => { if (this.panels.get(id) === p) this.panels.delete(id); });
+    const p: TeamPanel = new TeamPanel(panel, id, this.d, () => {
+      if (this.panels.get(id) === p) this.panels.delete(id);
+    });
     this.panels.set(id, p);
     return p;
   }
@@ -246,8 +337,10 @@ export class TeamViews implements vscode.Disposable {
         let focus = '';
         if (arg instanceof TeamNode) team = arg.teamId;
         else if (typeof arg === 'string') team = arg;
-        else if (arg && typeof arg === 'object' && typeof arg.team === 'string') { team = arg.team; focus = arg.focus ?? ''; }
-        else team = (await pickTeam(this.d.cache, 'Open the team view of'))?.id;
+        else if (arg && typeof arg === 'object' && typeof arg.team === 'string') {
+          team = arg.team;
+          focus = arg.focus ?? '';
+        } else team = (await pickTeam(this.d.cache, 'Open the team view of'))?.id;
         if (!team) return undefined;
         this.open(team, focus);
         return team;
@@ -255,20 +348,32 @@ export class TeamViews implements vscode.Disposable {
       vscode.window.registerWebviewPanelSerializer(TEAM_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
           const team = (state as Partial<ViewState> | undefined)?.team;
-          if (typeof team !== 'string' || !team) { panel.dispose(); return; }
+          if (typeof team !== 'string' || !team) {
+            panel.dispose();
+            return;
+          }
           const old = this.panels.get(team);
-          if (old) { panel.dispose(); old.panel.reveal(); return; }
+          if (old) {
+            panel.dispose();
+            old.panel.reveal();
+            return;
+          }
           this.attach(panel, team);
         },
       }),
     ];
   }
 
-  dispose(): void { [...this.panels.values()].forEach(p => p.panel.dispose()); }
+  dispose(): void {
+    [...this.panels.values()].forEach(p => p.panel.dispose());
+  }
 }
 
 /** activate()'s one line: the team views, their command and serializer. */
-export function registerTeamViews(context: vscode.ExtensionContext, d: TeamViewDeps): { views: TeamViews; disposables: vscode.Disposable[] } {
+export function registerTeamViews(
+  context: vscode.ExtensionContext,
+  d: TeamViewDeps,
+): { views: TeamViews; disposables: vscode.Disposable[] } {
   const views = new TeamViews(context.extensionUri, d);
   return { views, disposables: views.register() };
 }

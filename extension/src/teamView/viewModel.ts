@@ -7,21 +7,31 @@ import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './v
 
 const FORMATS: Record<string, string> = { claude: 'Claude Code', pseudoclaude: 'PseudoClaude', filebus: 'file bus' };
 
-function tokenSum(t: { input: number; output: number; cacheRead: number; cacheWrite: number } | null | undefined): number | null {
+function tokenSum(
+  t: { input: number; output: number; cacheRead: number; cacheWrite: number } | null | undefined,
+): number | null {
   return t ? t.input + t.output + t.cacheRead + t.cacheWrite : null;
 }
 
 export function viewTeam(team: Team, tasks: readonly Task[] = []): ViewTeam {
   const members: ViewMember[] = team.members.map(m => {
-    const task = tasks.find(t => t.owner === m.name && t.status === 'in_progress') ?? tasks.find(t => t.owner === m.name && t.status === 'pending');
+    const task =
+      tasks.find(t => t.owner === m.name && t.status === 'in_progress') ??
+      tasks.find(t => t.owner === m.name && t.status === 'pending');
     const a = m.activity;
     return {
-      name: m.name, inbox: m.inbox, color: m.color, lead: m.lead, you: m.owned,
-      state: m.state?.kind ?? '', why: m.state?.detail ?? '',
+      name: m.name,
+      inbox: m.inbox,
+      color: m.color,
+      lead: m.lead,
+      you: m.owned,
+      state: m.state?.kind ?? '',
+      why: m.state?.detail ?? '',
       task: task ? `#${task.id} ${task.subject}` : '',
       lastActive: a?.lastActive ? a.lastActive * 1000 : null,
       lastWords: a?.lastWords ?? '',
-      tokens: tokenSum(a?.tokens), cost: a ? a.tokens.cost : null,
+      tokens: tokenSum(a?.tokens),
+      cost: a ? a.tokens.cost : null,
       left: m.left,
     };
   });
@@ -29,10 +39,17 @@ export function viewTeam(team: Team, tasks: readonly Task[] = []): ViewTeam {
   // PseudoClaude: the person is the lead, so an unaddressed message goes to everyone
   const defaultTo = !lead || lead.owned ? '*' : lead.name;
   return {
-    id: team.id, name: team.name, format: team.format, formatLabel: FORMATS[team.format] ?? team.format,
-    project: team.project ?? '', ended: team.ended, leadAlive: team.leadAlive,
-    tokens: tokenSum(team.tokens), cost: team.tokens ? team.tokens.cost : null,
-    members, defaultTo,
+    id: team.id,
+    name: team.name,
+    format: team.format,
+    formatLabel: FORMATS[team.format] ?? team.format,
+    project: team.project ?? '',
+    ended: team.ended,
+    leadAlive: team.leadAlive,
+    tokens: tokenSum(team.tokens),
+    cost: team.tokens ? team.tokens.cost : null,
+    members,
+    defaultTo,
   };
 }
 
@@ -43,11 +60,16 @@ export function frameCard(msg: Message): FrameCard | null {
   if (d.kind === 'message') return null;
   const fields: Array<[string, string]> = d.fields.map(f => [f.label, f.value]);
   const approved = fields.find(f => f[0] === 'approved' || f[0] === 'approve')?.[1];
-  const state = STATE[d.kind] ?? (d.kind === 'plan_response' ? (approved === 'yes' ? 'approved' : approved === 'no' ? 'rejected' : '') : '');
+  const state =
+    STATE[d.kind] ??
+    (d.kind === 'plan_response' ? (approved === 'yes' ? 'approved' : approved === 'no' ? 'rejected' : '') : '');
   return { type: d.kind, title: d.line, fields, body: '', state };
 }
 const STATE: Partial<Record<string, string>> = {
-  shutdown_request: 'pending', plan_request: 'pending', shutdown_approved: 'approved', shutdown_rejected: 'rejected',
+  shutdown_request: 'pending',
+  plan_request: 'pending',
+  shutdown_approved: 'approved',
+  shutdown_rejected: 'rejected',
 };
 
 /** The member names a message belongs to (sender and recipient), for the member filter. */
@@ -61,24 +83,43 @@ export function viewMessage(msg: Message, team?: Team): ViewMessage {
   const to = nameOfInbox(team, msg.inbox);
   const t = Date.parse(msg.timestamp);
   return {
-    key: convKey(msg), from, to, color: msg.color ?? team?.members.find(m => m.name === from)?.color ?? null,
-    time: Number.isNaN(t) ? 0 : t, exact: localTime(msg.timestamp),
-    delivery: deliveryState(msg) ?? '', seen: msg.seen,
+    key: convKey(msg),
+    from,
+    to,
+    color: msg.color ?? team?.members.find(m => m.name === from)?.color ?? null,
+    time: Number.isNaN(t) ? 0 : t,
+    exact: localTime(msg.timestamp),
+    delivery: deliveryState(msg) ?? '',
+    seen: msg.seen,
     members: [...new Set([from, to])],
     kind: card ? 'frame' : 'message',
-    text: card ? '' : msg.text ?? '',
+    text: card ? '' : (msg.text ?? ''),
     preview: messagePreview(msg, 120),
     card,
   };
 }
 
 export function viewTask(t: Task): ViewTask {
-  return { id: t.id, subject: t.subject, status: t.status, owner: t.owner ?? '', blockedBy: t.blockedBy, blocks: t.blocks, activeForm: t.activeForm ?? '', archived: t.archived };
+  return {
+    id: t.id,
+    subject: t.subject,
+    status: t.status,
+    owner: t.owner ?? '',
+    blockedBy: t.blockedBy,
+    blocks: t.blocks,
+    activeForm: t.activeForm ?? '',
+    archived: t.archived,
+  };
 }
 
 /** Why a board is empty, where the reason is known. */
 export function tasksNote(team: Team, tasks: readonly Task[]): string {
   if (tasks.length) return '';
-  if (team.format === 'claude') return 'No tasks. Claude Code may have its task tools off: Opus 5 turns them off unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead.';
+  if (team.format === 'claude') {
+    return (
+      'No tasks. Claude Code may have its task tools off: ' +
+      'Opus 5 turns them off unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead.'
+    );
+  }
   return 'No tasks yet.';
 }

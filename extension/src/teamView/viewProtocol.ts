@@ -83,13 +83,32 @@ export interface ViewTask {
   archived: boolean;
 }
 
-export interface RecipientResult { recipient: string; ok: boolean; text: string }
+export interface RecipientResult {
+  recipient: string;
+  ok: boolean;
+  text: string;
+}
 
 /** What the webview keeps with vscode.setState (survives hide and reload). */
-export interface ViewState { team: string; draft: string; to: string[]; member: string; kind: string; query: string }
+export interface ViewState {
+  team: string;
+  draft: string;
+  to: string[];
+  member: string;
+  kind: string;
+  query: string;
+}
 
 export type HostToView =
-  | { type: 'init'; team: ViewTeam; messages: ViewMessage[]; hasOlder: boolean; tasks: ViewTask[]; tasksNote: string; focus: string }
+  | {
+      type: 'init';
+      team: ViewTeam;
+      messages: ViewMessage[];
+      hasOlder: boolean;
+      tasks: ViewTask[];
+      tasksNote: string;
+      focus: string;
+    }
   | { type: 'team'; team: ViewTeam }
   /** new or changed messages (a didChange): upserted by key */
   | { type: 'upsert'; messages: ViewMessage[] }

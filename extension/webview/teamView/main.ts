@@ -2,45 +2,81 @@
 // renders what the host posts (viewProtocol.ts) and applies each delta in place: a new message is
 // inserted where its time puts it, a changed one replaced, nothing else redrawn. Agent text goes
 // in as textContent, or as markdown-it's escaped HTML (markdown.ts); never as HTML of its own.
-import type { HostToView, RecipientResult, ViewMember, ViewMessage, ViewState, ViewTask, ViewTeam, ViewToHost } from '../../src/teamView/viewProtocol';
+import type {
+  HostToView,
+  RecipientResult,
+  ViewMember,
+  ViewMessage,
+  ViewState,
+  ViewTask,
+  ViewTeam,
+  ViewToHost,
+} from '../../src/teamView/viewProtocol';
 import { isWebLink, TASK_STATUSES } from '../../src/teamView/viewProtocol';
 import { relativeTime } from '../../src/render';
 import { renderMarkdown } from './markdown';
 
-declare function acquireVsCodeApi(): { postMessage(m: ViewToHost): void; getState(): unknown; setState(s: unknown): void };
+declare function acquireVsCodeApi(): {
+  postMessage(m: ViewToHost): void;
+  getState(): unknown;
+  setState(s: unknown): void;
+};
 const vscode = acquireVsCodeApi();
 const post = (m: ViewToHost) => vscode.postMessage(m);
 
 const COLORS = new Set(['blue', 'green', 'red', 'yellow', 'purple', 'cyan', 'orange', 'pink']);
-const FOLD_CHARS = 800, FOLD_LINES = 14;
-const DELIVERY: Record<string, string> = { waiting: 'waiting', delivered: 'delivered to the agent', read: 'read by the agent' };
-const STATUS_LABEL: Record<string, string> = { pending: 'Pending', in_progress: 'In progress', blocked: 'Blocked', completed: 'Completed' };
+const FOLD_CHARS = 800,
+  FOLD_LINES = 14;
+const DELIVERY: Record<string, string> = {
+  waiting: 'waiting',
+  delivered: 'delivered to the agent',
+  read: 'read by the agent',
+};
+const STATUS_LABEL: Record<string, string> = {
+  pending: 'Pending',
+  in_progress: 'In progress',
+  blocked: 'Blocked',
+  completed: 'Completed',
+};
 
 const saved = (vscode.getState() ?? {}) as Partial<ViewState>;
 const state: ViewState = {
-  team: document.body.dataset.team ?? saved.team ?? '', draft: saved.draft ?? '', to: saved.to ?? [],
-  member: saved.member ?? '', kind: saved.kind ?? '', query: saved.query ?? '',
+  team: document.body.dataset.team ?? saved.team ?? '',
+  draft: saved.draft ?? '',
+  to: saved.to ?? [],
+  member: saved.member ?? '',
+  kind: saved.kind ?? '',
+  query: saved.query ?? '',
 };
 const save = () => vscode.setState(state);
 save();
 
 let team: ViewTeam | undefined;
-let hasOlder = false, loadingOlder = false, unseenNew = 0;
+let hasOlder = false,
+  loadingOlder = false,
+  unseenNew = 0;
 const msgs = new Map<string, ViewMessage>();
 const els = new Map<string, HTMLElement>();
 /** keys in thread order (oldest first) */
 let order: string[] = [];
 
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...kids: Array<Node | string>): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...kids: Array<Node | string>
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v; else if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v);
   }
   for (const k of kids) e.append(k);
   return e;
 }
 const colorClass = (c: string | null) => (c && COLORS.has(c) ? ` color-${c}` : '');
-const fmtTokens = (n: number | null) => (n === null ? '' : n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${Math.round(n / 1e3)}k` : String(n));
+const fmtTokens = (n: number | null) =>
+  n === null ? '' : n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${Math.round(n / 1e3)}k` : String(n);
 const fmtCost = (c: number | null) => (c === null ? '' : `~$${c.toFixed(2)} (estimate)`);
 
 // ---- layout ----
@@ -49,9 +85,19 @@ const header = h('header', { class: 'team-header', 'aria-label': 'Team' });
 const membersEl = h('ul', { class: 'members', 'aria-label': 'Members' });
 const tasksEl = h('div', { class: 'board', role: 'region', 'aria-label': 'Task board' });
 const tasksBox = h('details', { class: 'tasks', open: '' }, h('summary', { text: 'Tasks' }), tasksEl);
-const search = h('input', { type: 'search', class: 'search', placeholder: 'Search this team', 'aria-label': 'Search the thread' });
-const kindSel = h('select', { 'aria-label': 'Filter by kind' },
-  h('option', { value: '', text: 'All kinds' }), h('option', { value: 'message', text: 'Messages' }), h('option', { value: 'frame', text: 'Frames' }));
+const search = h('input', {
+  type: 'search',
+  class: 'search',
+  placeholder: 'Search this team',
+  'aria-label': 'Search the thread',
+});
+const kindSel = h(
+  'select',
+  { 'aria-label': 'Filter by kind' },
+  h('option', { value: '', text: 'All kinds' }),
+  h('option', { value: 'message', text: 'Messages' }),
+  h('option', { value: 'frame', text: 'Frames' }),
+);
 const memberNote = h('span', { class: 'filter-note', 'aria-live': 'polite' });
 const toolbar = h('div', { class: 'toolbar' }, search, kindSel, memberNote);
 const thread = h('div', { class: 'thread', role: 'log', 'aria-label': 'Conversation', tabindex: '0' });
@@ -61,8 +107,19 @@ const recipients = h('div', { class: 'recipients', role: 'group', 'aria-label': 
 const input = h('textarea', { class: 'input', rows: '3', 'aria-label': 'Message' });
 const sendBtn = h('button', { class: 'send', text: 'Send' });
 const results = h('ul', { class: 'results', 'aria-live': 'polite', 'aria-label': 'Send results' });
-const readOnly = h('p', { class: 'read-only', hidden: '', text: 'This team has ended: its history is read-only, nothing can be sent.' });
-const composer = h('form', { class: 'composer', 'aria-label': 'Composer' }, recipients, h('div', { class: 'row' }, input, sendBtn), results, readOnly);
+const readOnly = h('p', {
+  class: 'read-only',
+  hidden: '',
+  text: 'This team has ended: its history is read-only, nothing can be sent.',
+});
+const composer = h(
+  'form',
+  { class: 'composer', 'aria-label': 'Composer' },
+  recipients,
+  h('div', { class: 'row' }, input, sendBtn),
+  results,
+  readOnly,
+);
 app.append(header, membersEl, tasksBox, toolbar, h('div', { class: 'thread-wrap' }, thread, newBtn), composer);
 thread.append(olderEl);
 search.value = state.query;
@@ -73,7 +130,14 @@ input.value = state.draft;
 function drawTeam(t: ViewTeam): void {
   team = t;
   const lead = t.leadAlive === null ? '' : t.leadAlive ? 'lead alive' : 'lead not running';
-  const facts = [t.ended ? 'ended' : 'live', lead, t.formatLabel, t.project, t.tokens !== null ? `${fmtTokens(t.tokens)} tokens` : '', fmtCost(t.cost)].filter(Boolean);
+  const facts = [
+    t.ended ? 'ended' : 'live',
+    lead,
+    t.formatLabel,
+    t.project,
+    t.tokens !== null ? `${fmtTokens(t.tokens)} tokens` : '',
+    fmtCost(t.cost),
+  ].filter(Boolean);
   header.replaceChildren(h('h1', { text: t.name }), h('p', { class: 'facts', text: facts.join(' · ') }));
   header.classList.toggle('ended', t.ended);
   membersEl.replaceChildren(...t.members.filter(m => !m.left || m.state).map(memberRow));
@@ -87,16 +151,31 @@ function drawTeam(t: ViewTeam): void {
 function memberRow(m: ViewMember): HTMLElement {
   const roles = [m.lead ? 'lead' : '', m.you ? 'you' : ''].filter(Boolean).join(', ');
   const stateText = m.state === 'waiting' ? 'waiting on you' : m.state;
-  const btn = h('button', { class: 'member' + (state.member === m.name ? ' active' : ''), 'aria-pressed': String(state.member === m.name),
-    'aria-label': `${m.name}${roles ? ` (${roles})` : ''}${stateText ? `, ${stateText}` : ''}: show only their messages and write to them` },
-  h('span', { class: 'dot' + colorClass(m.color), 'aria-hidden': 'true' }), h('span', { class: 'name', text: m.name }),
-  roles ? h('span', { class: 'role', text: roles }) : '', stateText ? h('span', { class: `state state-${m.state}`, text: stateText }) : '');
+  const btn = h(
+    'button',
+    {
+      class: 'member' + (state.member === m.name ? ' active' : ''),
+      'aria-pressed': String(state.member === m.name),
+      'aria-label':
+        `${m.name}${roles ? ` (${roles})` : ''}${stateText ? `, ${stateText}` : ''}` +
+        ': show only their messages and write to them',
+    },
+    h('span', { class: 'dot' + colorClass(m.color), 'aria-hidden': 'true' }),
+    h('span', { class: 'name', text: m.name }),
+    roles ? h('span', { class: 'role', text: roles }) : '',
+    stateText ? h('span', { class: `state state-${m.state}`, text: stateText }) : '',
+  );
   btn.addEventListener('click', () => chooseMember(m.name));
   const lines = [
     m.why ? h('div', { class: 'why', text: m.why }) : '',
     m.task ? h('div', { class: 'task', text: `task: ${m.task}` }) : '',
     m.lastActive ? h('div', { class: 'last', text: `active ${relativeTime(m.lastActive)}` }) : '',
-    m.lastWords ? h('div', { class: 'words', text: `“${m.lastWords.length > 160 ? m.lastWords.slice(0, 159) + '…' : m.lastWords}”` }) : '',
+    m.lastWords
+      ? h('div', {
+          class: 'words',
+          text: `“${m.lastWords.length > 160 ? m.lastWords.slice(0, 159) + '…' : m.lastWords}”`,
+        })
+      : '',
     m.tokens !== null ? h('div', { class: 'tokens', text: `${fmtTokens(m.tokens)} tokens ${fmtCost(m.cost)}` }) : '',
   ];
   return h('li', {}, btn, ...lines);
@@ -116,16 +195,26 @@ function drawRecipients(): void {
   if (!team) return;
   const toggle = (label: string, value: string) => {
     const on = state.to.includes(value);
-    const b = h('button', { type: 'button', class: 'chip' + (on ? ' on' : ''), 'aria-pressed': String(on), text: label });
+    const b = h('button', {
+      type: 'button',
+      class: 'chip' + (on ? ' on' : ''),
+      'aria-pressed': String(on),
+      text: label,
+    });
     b.addEventListener('click', () => {
       if (value === '*') state.to = on ? [] : ['*'];
       else state.to = on ? state.to.filter(x => x !== value) : [...state.to.filter(x => x !== '*'), value];
-      save(); drawRecipients(); placeholder();
+      save();
+      drawRecipients();
+      placeholder();
     });
     return b;
   };
-  recipients.replaceChildren(h('span', { class: 'to-label', text: 'To:' }),
-    ...team.members.filter(m => !m.you && !m.left).map(m => toggle(m.name, m.name)), toggle('Everyone', '*'));
+  recipients.replaceChildren(
+    h('span', { class: 'to-label', text: 'To:' }),
+    ...team.members.filter(m => !m.you && !m.left).map(m => toggle(m.name, m.name)),
+    toggle('Everyone', '*'),
+  );
 }
 
 function addressed(): string {
@@ -133,7 +222,9 @@ function addressed(): string {
   const to = state.to.length ? state.to : [team.defaultTo];
   return to.includes('*') ? 'everyone' : to.join(', ');
 }
-function placeholder(): void { input.placeholder = team?.ended ? 'Read-only' : `Message to ${addressed()} (Enter sends, Shift+Enter adds a line)`; }
+function placeholder(): void {
+  input.placeholder = team?.ended ? 'Read-only' : `Message to ${addressed()} (Enter sends, Shift+Enter adds a line)`;
+}
 
 function send(): void {
   const text = input.value;
@@ -143,15 +234,28 @@ function send(): void {
   results.replaceChildren(h('li', { text: `Sending to ${addressed()}…` }));
 }
 input.addEventListener('keydown', e => {
-  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    send();
+  }
 });
-input.addEventListener('input', () => { state.draft = input.value; save(); });
-composer.addEventListener('submit', e => { e.preventDefault(); send(); });
+input.addEventListener('input', () => {
+  state.draft = input.value;
+  save();
+});
+composer.addEventListener('submit', e => {
+  e.preventDefault();
+  send();
+});
 
 function showResults(rs: RecipientResult[], ok: boolean): void {
   sendBtn.disabled = !!team?.ended;
   results.replaceChildren(...rs.map(r => h('li', { class: r.ok ? 'ok' : 'bad', text: r.text })));
-  if (ok) { input.value = ''; state.draft = ''; save(); }
+  if (ok) {
+    input.value = '';
+    state.draft = '';
+    save();
+  }
 }
 
 // ---- the thread ----
@@ -161,19 +265,34 @@ function timeEl(v: ViewMessage): HTMLElement {
 
 function messageEl(v: ViewMessage): HTMLElement {
   const delivery = DELIVERY[v.delivery] ?? '';
-  const head = h('div', { class: 'head' },
+  const head = h(
+    'div',
+    { class: 'head' },
     h('span', { class: 'dot' + colorClass(v.color), 'aria-hidden': 'true' }),
-    h('span', { class: 'from', text: v.from }), h('span', { class: 'arrow', text: ' → ', 'aria-label': 'to' }), h('span', { class: 'to', text: v.to }),
+    h('span', { class: 'from', text: v.from }),
+    h('span', { class: 'arrow', text: ' → ', 'aria-label': 'to' }),
+    h('span', { class: 'to', text: v.to }),
     timeEl(v),
     delivery ? h('span', { class: `delivery delivery-${v.delivery}`, text: delivery }) : '',
-    h('span', { class: 'seen', text: v.seen ? 'seen by you' : 'not seen yet' }));
-  const art = h('article', { class: `msg kind-${v.kind}${colorClass(v.color)}`, tabindex: '0', 'data-key': v.key,
-    'aria-label': `${v.from} to ${v.to}, ${v.exact}: ${v.preview}` }, head);
+    h('span', { class: 'seen', text: v.seen ? 'seen by you' : 'not seen yet' }),
+  );
+  const art = h(
+    'article',
+    {
+      class: `msg kind-${v.kind}${colorClass(v.color)}`,
+      tabindex: '0',
+      'data-key': v.key,
+      'aria-label': `${v.from} to ${v.to}, ${v.exact}: ${v.preview}`,
+    },
+    head,
+  );
   if (v.card) {
     const c = v.card;
     const card = h('div', { class: `card card-${c.type}` }, h('div', { class: 'card-title', text: c.title }));
     if (c.state) card.append(h('span', { class: `card-state state-${c.state}`, text: c.state }));
-    if (c.fields.length) card.append(h('dl', {}, ...c.fields.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: val })])));
+    if (c.fields.length) {
+      card.append(h('dl', {}, ...c.fields.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: val })])));
+    }
     if (c.body) card.append(foldable(c.body));
     art.append(card);
   } else {
@@ -198,15 +317,27 @@ function foldable(text: string): HTMLElement {
 }
 
 const atBottom = () => thread.scrollHeight - thread.scrollTop - thread.clientHeight < 40;
-const toBottom = () => { thread.scrollTop = thread.scrollHeight; unseenNew = 0; drawNew(); };
-function drawNew(): void { newBtn.hidden = unseenNew === 0; newBtn.textContent = `${unseenNew} new ↓`; }
+const toBottom = () => {
+  thread.scrollTop = thread.scrollHeight;
+  unseenNew = 0;
+  drawNew();
+};
+function drawNew(): void {
+  newBtn.hidden = unseenNew === 0;
+  newBtn.textContent = `${unseenNew} new ↓`;
+}
 newBtn.addEventListener('click', toBottom);
 
 const cmp = (a: ViewMessage, b: ViewMessage) => a.time - b.time;
 /** Where a message goes in `order` (after its equals: ties keep arrival order). */
 function slot(v: ViewMessage): number {
-  let lo = 0, hi = order.length;
-  while (lo < hi) { const mid = (lo + hi) >> 1; if (cmp(msgs.get(order[mid])!, v) <= 0) lo = mid + 1; else hi = mid; }
+  let lo = 0,
+    hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cmp(msgs.get(order[mid])!, v) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
   return lo;
 }
 
@@ -214,7 +345,13 @@ function upsert(v: ViewMessage): boolean {
   const old = els.get(v.key);
   const el = messageEl(v);
   applyFilterTo(v, el);
-  if (old) { old.replaceWith(el); els.set(v.key, el); msgs.set(v.key, v); linkAnswers(v); return false; }
+  if (old) {
+    old.replaceWith(el);
+    els.set(v.key, el);
+    msgs.set(v.key, v);
+    linkAnswers(v);
+    return false;
+  }
   const i = slot(v);
   msgs.set(v.key, v);
   const before = i < order.length ? els.get(order[i])! : null;
@@ -229,13 +366,20 @@ function upsert(v: ViewMessage): boolean {
 function linkAnswers(v: ViewMessage): void {
   const req = v.card?.fields.find(f => f[0] === 'request id')?.[1];
   if (!req || !v.card) return;
-  const answer = (x: ViewMessage) => x.card && x.card.state && x.card.state !== 'pending' && x.card.fields.some(f => f[0] === 'request id' && f[1] === req);
+  const answer = (x: ViewMessage) =>
+    x.card &&
+    x.card.state &&
+    x.card.state !== 'pending' &&
+    x.card.fields.some(f => f[0] === 'request id' && f[1] === req);
   for (const [k, x] of msgs) {
     if (x.card?.state !== 'pending' || !x.card.fields.some(f => f[0] === 'request id' && f[1] === req)) continue;
     const a = answer(v) ? v : [...msgs.values()].find(answer);
     if (!a) continue;
     const el = els.get(k)?.querySelector('.card-state');
-    if (el) { el.textContent = a.card!.state; el.className = `card-state state-${a.card!.state}`; }
+    if (el) {
+      el.textContent = a.card!.state;
+      el.className = `card-state state-${a.card!.state}`;
+    }
   }
 }
 
@@ -245,7 +389,10 @@ function addMessages(list: ViewMessage[], live: boolean): void {
   for (const v of list) if (upsert(v) && !hiddenByFilter(v)) fresh++;
   if (!live) return;
   if (stick) toBottom();
-  else if (fresh) { unseenNew += fresh; drawNew(); }
+  else if (fresh) {
+    unseenNew += fresh;
+    drawNew();
+  }
 }
 
 function prependOlder(list: ViewMessage[]): void {
@@ -255,13 +402,26 @@ function prependOlder(list: ViewMessage[]): void {
   drawOlder();
 }
 function drawOlder(): void {
-  olderEl.textContent = hasOlder ? (loadingOlder ? 'Loading older messages…' : 'Older messages (scroll up or click)') : 'The beginning of the history';
+  olderEl.textContent = hasOlder
+    ? loadingOlder
+      ? 'Loading older messages…'
+      : 'Older messages (scroll up or click)'
+    : 'The beginning of the history';
   olderEl.disabled = !hasOlder || loadingOlder;
 }
 
-function askOlder(): void { if (hasOlder && !loadingOlder) { loadingOlder = true; drawOlder(); post({ type: 'older' }); } }
+function askOlder(): void {
+  if (hasOlder && !loadingOlder) {
+    loadingOlder = true;
+    drawOlder();
+    post({ type: 'older' });
+  }
+}
 thread.addEventListener('scroll', () => {
-  if (atBottom() && unseenNew) { unseenNew = 0; drawNew(); }
+  if (atBottom() && unseenNew) {
+    unseenNew = 0;
+    drawNew();
+  }
   if (thread.scrollTop < 80) askOlder();
 });
 // a filtered thread may be too short to scroll: the line at the top asks too
@@ -275,41 +435,85 @@ function hiddenByFilter(v: ViewMessage): boolean {
   if (q && ![v.from, v.to, v.preview, v.text, v.card?.body ?? ''].some(s => s.toLowerCase().includes(q))) return true;
   return false;
 }
-function applyFilterTo(v: ViewMessage, el: HTMLElement): void { el.hidden = hiddenByFilter(v); }
+function applyFilterTo(v: ViewMessage, el: HTMLElement): void {
+  el.hidden = hiddenByFilter(v);
+}
 function applyFilter(): void {
   let shown = 0;
-  for (const [k, v] of msgs) { const el = els.get(k)!; applyFilterTo(v, el); if (!el.hidden) shown++; }
-  const parts = [state.member ? `with ${state.member}` : '', state.kind ? `${state.kind}s only` : '', state.query ? `matching “${state.query}”` : ''].filter(Boolean);
+  for (const [k, v] of msgs) {
+    const el = els.get(k)!;
+    applyFilterTo(v, el);
+    if (!el.hidden) shown++;
+  }
+  const parts = [
+    state.member ? `with ${state.member}` : '',
+    state.kind ? `${state.kind}s only` : '',
+    state.query ? `matching “${state.query}”` : '',
+  ].filter(Boolean);
   memberNote.textContent = parts.length ? `${shown} of ${msgs.size} shown, ${parts.join(', ')}` : '';
 }
-search.addEventListener('input', () => { state.query = search.value; save(); applyFilter(); });
-kindSel.addEventListener('change', () => { state.kind = kindSel.value; save(); applyFilter(); });
+search.addEventListener('input', () => {
+  state.query = search.value;
+  save();
+  applyFilter();
+});
+kindSel.addEventListener('change', () => {
+  state.kind = kindSel.value;
+  save();
+  applyFilter();
+});
 
 // ---- tasks ----
 function drawTasks(tasks: ViewTask[], note: string): void {
   const summary = tasksBox.querySelector('summary')!;
   summary.textContent = `Tasks (${tasks.length})`;
-  if (!tasks.length) { tasksEl.replaceChildren(h('p', { class: 'note', text: note })); return; }
-  const statuses = [...boardStatuses(), ...new Set(tasks.map(t => t.status).filter(s => !(TASK_STATUSES as readonly string[]).includes(s)))];
-  tasksEl.replaceChildren(...statuses.map(s => {
-    const col = tasks.filter(t => t.status === s);
-    return h('section', { class: `column column-${s}`, 'aria-label': `${STATUS_LABEL[s] ?? s}: ${col.length}` },
-      h('h2', { text: `${STATUS_LABEL[s] ?? s} (${col.length})` }), ...col.map(taskCard));
-  }));
+  if (!tasks.length) {
+    tasksEl.replaceChildren(h('p', { class: 'note', text: note }));
+    return;
+  }
+  const statuses = [
+    ...boardStatuses(),
+    ...new Set(tasks.map(t => t.status).filter(s => !(TASK_STATUSES as readonly string[]).includes(s))),
+  ];
+  tasksEl.replaceChildren(
+    ...statuses.map(s => {
+      const col = tasks.filter(t => t.status === s);
+      return h(
+        'section',
+        { class: `column column-${s}`, 'aria-label': `${STATUS_LABEL[s] ?? s}: ${col.length}` },
+        h('h2', { text: `${STATUS_LABEL[s] ?? s} (${col.length})` }),
+        ...col.map(taskCard),
+      );
+    }),
+  );
 }
 /** Claude Code's own schema has no `blocked` (PseudoClaude's has). */
-function boardStatuses(): string[] { return TASK_STATUSES.filter(s => s !== 'blocked' || team?.format !== 'claude'); }
+function boardStatuses(): string[] {
+  return TASK_STATUSES.filter(s => s !== 'blocked' || team?.format !== 'claude');
+}
 function taskCard(t: ViewTask): HTMLElement {
-  const sel = h('select', { 'aria-label': `Status of #${t.id}`, 'data-task': t.id },
-    ...boardStatuses().map(s => { const o = h('option', { value: s, text: STATUS_LABEL[s] }); if (s === t.status) o.selected = true; return o; }));
+  const sel = h(
+    'select',
+    { 'aria-label': `Status of #${t.id}`, 'data-task': t.id },
+    ...boardStatuses().map(s => {
+      const o = h('option', { value: s, text: STATUS_LABEL[s] });
+      if (s === t.status) o.selected = true;
+      return o;
+    }),
+  );
   sel.disabled = t.archived || !!team?.ended;
   sel.addEventListener('change', () => post({ type: 'setTaskStatus', id: t.id, status: sel.value }));
-  return h('div', { class: 'task-card', 'data-task': t.id },
+  return h(
+    'div',
+    { class: 'task-card', 'data-task': t.id },
     h('div', { class: 'subject', text: `#${t.id} ${t.subject}` }),
     t.owner ? h('div', { class: 'owner', text: t.owner }) : '',
     t.status === 'in_progress' && t.activeForm ? h('div', { class: 'active', text: t.activeForm + '…' }) : '',
-    t.blockedBy.length ? h('div', { class: 'blocked', text: `blocked by ${t.blockedBy.map(b => '#' + b).join(', ')}` }) : '',
-    sel);
+    t.blockedBy.length
+      ? h('div', { class: 'blocked', text: `blocked by ${t.blockedBy.map(b => '#' + b).join(', ')}` })
+      : '',
+    sel,
+  );
 }
 const taskNote = h('p', { class: 'task-note', 'aria-live': 'polite' });
 tasksBox.append(taskNote);
@@ -324,7 +528,10 @@ document.addEventListener('click', e => {
 });
 document.addEventListener('keydown', e => {
   const a = (e.target as HTMLElement).closest?.('a.link');
-  if (a && e.key === 'Enter') { e.preventDefault(); (a as HTMLElement).click(); }
+  if (a && e.key === 'Enter') {
+    e.preventDefault();
+    (a as HTMLElement).click();
+  }
 });
 
 // ---- from the host ----
@@ -333,26 +540,55 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
   switch (m.type) {
     case 'init':
       for (const el of els.values()) el.remove();
-      msgs.clear(); els.clear(); order = []; unseenNew = 0;
+      msgs.clear();
+      els.clear();
+      order = [];
+      unseenNew = 0;
       drawTeam(m.team);
-      hasOlder = m.hasOlder; loadingOlder = false;
+      hasOlder = m.hasOlder;
+      loadingOlder = false;
       addMessages(m.messages.slice().reverse(), false);
-      drawOlder(); applyFilter(); drawTasks(m.tasks, m.tasksNote);
-      if (m.focus) focusMessage(m.focus); else toBottom();
+      drawOlder();
+      applyFilter();
+      drawTasks(m.tasks, m.tasksNote);
+      if (m.focus) focusMessage(m.focus);
+      else toBottom();
       break;
-    case 'team': drawTeam(m.team); break;
-    case 'upsert': addMessages(m.messages.slice().reverse(), true); applyFilter(); break;
-    case 'older': hasOlder = m.hasOlder; loadingOlder = false; prependOlder(m.messages); applyFilter(); break;
-    case 'tasks': drawTasks(m.tasks, m.tasksNote); break;
-    case 'sent': showResults(m.results, m.ok); break;
-    case 'taskSet': taskNote.textContent = m.text; taskNote.className = 'task-note ' + (m.ok ? 'ok' : 'bad'); break;
-    case 'focus': focusMessage(m.key); break;
+    case 'team':
+      drawTeam(m.team);
+      break;
+    case 'upsert':
+      addMessages(m.messages.slice().reverse(), true);
+      applyFilter();
+      break;
+    case 'older':
+      hasOlder = m.hasOlder;
+      loadingOlder = false;
+      prependOlder(m.messages);
+      applyFilter();
+      break;
+    case 'tasks':
+      drawTasks(m.tasks, m.tasksNote);
+      break;
+    case 'sent':
+      showResults(m.results, m.ok);
+      break;
+    case 'taskSet':
+      taskNote.textContent = m.text;
+      taskNote.className = 'task-note ' + (m.ok ? 'ok' : 'bad');
+      break;
+    case 'focus':
+      focusMessage(m.key);
+      break;
   }
 });
 
 function focusMessage(key: string): void {
   const el = els.get(key);
-  if (!el) { toBottom(); return; }
+  if (!el) {
+    toBottom();
+    return;
+  }
   el.hidden = false;
   el.scrollIntoView({ block: 'center' });
   el.classList.add('focused');
@@ -360,7 +596,10 @@ function focusMessage(key: string): void {
 }
 
 setInterval(() => {
-  for (const t of thread.querySelectorAll<HTMLElement>('time[data-t]')) { const n = Number(t.dataset.t); if (n) t.textContent = relativeTime(n); }
+  for (const t of thread.querySelectorAll<HTMLElement>('time[data-t]')) {
+    const n = Number(t.dataset.t);
+    if (n) t.textContent = relativeTime(n);
+  }
 }, 30_000);
 
 post({ type: 'ready' });

@@ -17,4 +17,6 @@ md.renderer.rules.link_open = (tokens, idx) => {
   return `<a class="link" role="link" tabindex="0" data-href="${e}" title="${e}">`;
 };
 
-export function renderMarkdown(text: string): string { return md.render(text); }
+export function renderMarkdown(text: string): string {
+  return md.render(text);
+}
