@@ -275,7 +275,13 @@ class Tracker:
         # what names a team for people (its title, label, lead): a config that lands after
         # the inboxes, or renames the team, changes no inbox but what the client shows
         named = sorted((("named", k), _naming(r)) for k, r in self.rosters.items())
-        shape: list[tuple[object, str | None]] = [*inboxes, *teams, *named]
+        # a member the config no longer names keeps its inbox while the file stays: it
+        # changes no inbox, but the client shows it as having left
+        left = sorted(
+            (("left", k), repr([m.name for m in r.members if m.left]))
+            for k, r in self.rosters.items()
+        )
+        shape: list[tuple[object, str | None]] = [*inboxes, *teams, *named, *left]
         # The first scan is no change: no client can have listed teams before it.
         changed = self._shape is not None and shape != self._shape
         self._shape = shape

@@ -120,7 +120,8 @@ def test_a_member_who_left_keeps_the_inbox_till_its_file_goes(
     config = claude_config(CLAUDE_TEAM)
     config["members"] = [m for m in config["members"] if m["name"] != "researcher"]
     write_json(teams.claude_dir / "config.json", config)
-    tracker.scan()
+    changed, _ = tracker.scan()
+    assert changed  # no inbox changed, but the client must show the member as gone
     left = {m.name: m.left for m in tracker.roster(ALPHA).members}
     assert left["researcher"] and not left["team-lead"]
     assert tracker.ids(ALPHA, "researcher") == ids  # the file stays behind: so do its messages
