@@ -117,6 +117,8 @@ export interface Team {
   label: string | null;
   /** how people call its format (Claude, File bus); "" in an old history */
   formatName: string;
+  taskStatuses: string[];
+  tasksNote: string;
   project: string | null;
   /** epoch seconds */
   createdAt: number | null;

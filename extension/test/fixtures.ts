@@ -69,6 +69,10 @@ export function team(over: Partial<Team> = {}): Team {
     id: 'claude:alpha',
     format: 'claude',
     formatName: 'Claude',
+    taskStatuses: ['pending', 'in_progress', 'completed'],
+    tasksNote:
+      'Claude Code may have its task tools off: Opus 5 turns them off unless' +
+      ' CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead.',
     name: 'alpha',
     dir: '/h/.claude/teams/alpha',
     root: '/h/.claude/teams',

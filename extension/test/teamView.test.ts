@@ -37,10 +37,17 @@ test('viewTeam: the lead is the default recipient; where you are the lead, every
   assert.equal(viewTeam(team()).defaultTo, 'team-lead');
   const pc = team({
     format: 'pseudoclaude',
+    formatName: 'PseudoClaude',
+    taskStatuses: ['pending', 'in_progress', 'completed', 'blocked'],
+    tasksNote: '',
     members: [member({ name: 'lead', inbox: 'lead-b', lead: true, owned: true }), member({ name: 'coder' })],
   });
   assert.equal(viewTeam(pc).defaultTo, '*');
   assert.equal(viewTeam(pc).formatLabel, 'PseudoClaude');
+  // the board's columns are the sidecar's, in board order: Claude Code's has no blocked
+  assert.deepEqual(viewTeam(pc).taskStatuses, ['pending', 'in_progress', 'blocked', 'completed']);
+  assert.deepEqual(viewTeam(team()).taskStatuses, ['pending', 'in_progress', 'completed']);
+  assert.equal(tasksNote(pc, []), 'No tasks yet.');
 });
 
 test('frames become cards with their fields; plain messages carry their text', () => {

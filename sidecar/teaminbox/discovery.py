@@ -26,6 +26,7 @@ from .errors import (
 )
 from .fileio import listdir
 from .formats import InboxFormat, get, registry
+from .formats.tasks_base import STATUSES
 from .model import Member, Problem, Team
 from .store import messages, read
 from .timestamps import epoch
@@ -333,10 +334,13 @@ def describe(r: Roster, counts: bool = False) -> Team:
     name = name if isinstance(name, str) and name else team.name
     session = r.info.get("session") is True  # the format's word: nobody chose this name
     label = _label(team.name if session else None, r.info)
+    board = team.fmt.tasks
     return Team(
         id=team.id,
         format=team.format,
         format_name=team.fmt.label,
+        task_statuses=[s for s in STATUSES if board and s in board.statuses],
+        tasks_note=board.empty_note if board else "",
         name=name,
         dir=team.path,
         root=team.root,

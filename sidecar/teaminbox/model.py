@@ -136,6 +136,10 @@ class Team:
     ended: bool = False  # the folder is gone; served from the history
     label: str | None = None  # for humans: project · start time (a session team's title)
     format_name: str = ""  # how people call its format (Claude, File bus); "" in an old history
+    # its board's statuses (the wire's, in board order; none: no board) and why an empty
+    # board may be empty (the format's word: "" when nothing is known)
+    task_statuses: list[str] = attrs.Factory(list)
+    tasks_note: str = ""
     project: str | None = None
     created_at: float | None = None  # epoch seconds
     lead_alive: bool | None = None  # the lead process (where the config names it)

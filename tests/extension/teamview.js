@@ -112,7 +112,7 @@ test('UI: the team view: tree, thread, cards, hostile text inert, composer, broa
     const f = await viewFrame(page, tv.id);
     await poll('the thread', async () => (await threadTexts(f)).some(t => t.includes('LEAD-SAYS-1')));
     assert.equal(await f.locator('.team-header h1').textContent(), 'tv');
-    assert.match(await f.locator('.team-header .facts').textContent(), /live · .*Claude Code/);
+    assert.match(await f.locator('.team-header .facts').textContent(), /live · .*Claude/);
 
     // the thread, oldest at the top; frames as cards with their fields
     const texts = await threadTexts(f);

@@ -172,3 +172,14 @@ def test_recipient_resolution(teams: Teams) -> None:
     assert sorted(m.name for m in p.resolve_recipients("*")) == ["coder", "tester"]
     assert [m.inbox for m in p.resolve_recipients("coder")] == [CODER_ID]
     assert [m.inbox for m in p.resolve_recipients(TESTER_ID)] == [TESTER_ID]
+
+
+def test_a_team_says_its_boards_columns_and_why_an_empty_one_may_be_empty(teams: Teams) -> None:
+    """The views draw the board the format has (Claude Code's schema has no `blocked`) and
+    say why an empty one may be empty: the format's word, never a branch on its name."""
+    claude = describe(roster(resolve_team(teams.settings.roots, "alpha"), teams.settings))
+    pseudo = describe(roster(resolve_team(teams.settings.roots, "beta"), teams.settings))
+    assert claude.task_statuses == ["pending", "in_progress", "completed"]
+    assert "CLAUDE_CODE_ENABLE_TODO_TOOLS=1" in claude.tasks_note
+    assert pseudo.task_statuses == ["pending", "in_progress", "completed", "blocked"]
+    assert pseudo.tasks_note == ""

@@ -3,9 +3,9 @@
 import type { Message, Task, Team } from '../protocol';
 import { describe, localTime, messagePreview, senderName } from '../render';
 import { convKey, deliveryState } from '../conversation';
+import { formatName } from '../treeRows';
+import { TASK_STATUSES } from './viewProtocol';
 import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './viewProtocol';
-
-const FORMATS: Record<string, string> = { claude: 'Claude Code', pseudoclaude: 'PseudoClaude', filebus: 'file bus' };
 
 function tokenSum(
   t: { input: number; output: number; cacheRead: number; cacheWrite: number } | null | undefined,
@@ -41,8 +41,11 @@ export function viewTeam(team: Team, tasks: readonly Task[] = []): ViewTeam {
   return {
     id: team.id,
     name: team.name,
-    format: team.format,
-    formatLabel: FORMATS[team.format] ?? team.format,
+    formatLabel: formatName(team),
+    // a team remembered by an older version says none: every column
+    taskStatuses: team.taskStatuses?.length
+      ? TASK_STATUSES.filter(s => team.taskStatuses.includes(s))
+      : [...TASK_STATUSES],
     project: team.project ?? '',
     ended: team.ended,
     leadAlive: team.leadAlive,
@@ -115,11 +118,5 @@ export function viewTask(t: Task): ViewTask {
 /** Why a board is empty, where the reason is known. */
 export function tasksNote(team: Team, tasks: readonly Task[]): string {
   if (tasks.length) return '';
-  if (team.format === 'claude') {
-    return (
-      'No tasks. Claude Code may have its task tools off: ' +
-      'Opus 5 turns them off unless CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead.'
-    );
-  }
-  return 'No tasks yet.';
+  return team.tasksNote ? `No tasks. ${team.tasksNote}` : 'No tasks yet.';
 }

@@ -26,9 +26,10 @@ export interface ViewMember {
 export interface ViewTeam {
   id: string;
   name: string;
-  format: string;
-  /** "Claude Code" / "PseudoClaude" / "file bus" */
+  /** the sidecar's name for the team's format ("Claude", "PseudoClaude", "File bus") */
   formatLabel: string;
+  /** the board's columns: the statuses its peers accept (the sidecar's word), in board order */
+  taskStatuses: string[];
   project: string;
   ended: boolean;
   leadAlive: boolean | null;

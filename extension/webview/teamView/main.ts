@@ -487,9 +487,9 @@ function drawTasks(tasks: ViewTask[], note: string): void {
     }),
   );
 }
-/** Claude Code's own schema has no `blocked` (PseudoClaude's has). */
+/** The columns the team's board takes (Claude Code's has no `blocked`): the sidecar's word. */
 function boardStatuses(): string[] {
-  return TASK_STATUSES.filter(s => s !== 'blocked' || team?.format !== 'claude');
+  return team?.taskStatuses ?? [...TASK_STATUSES];
 }
 function taskCard(t: ViewTask): HTMLElement {
   const sel = h(

@@ -55,6 +55,7 @@ class TaskBoard(Protocol):
 
     format: str
     statuses: frozenset[str]  # the wire statuses its peers accept
+    empty_note: str  # why its board may be empty, for a person ("": nothing to say)
 
     def location(self, team_path: str, team_name: str) -> str | None:
         """The board's folder or file (it may not exist yet); None: no board."""

@@ -77,6 +77,10 @@ def task_of(doc: dict[str, Any], stem: str, team: str) -> Task:
 class ClaudeTasks:
     format = "claude"
     statuses = STATUSES
+    empty_note = (
+        "Claude Code may have its task tools off: Opus 5 turns them off unless"
+        " CLAUDE_CODE_ENABLE_TODO_TOOLS=1 is set for the lead."
+    )
 
     def location(self, team_path: str, team_name: str) -> str | None:
         teams = os.path.dirname(team_path)

@@ -76,6 +76,7 @@ def _tasks(doc: Any, path: str) -> list[Any]:
 class PseudoClaudeTasks:
     format = "pseudoclaude"
     statuses = frozenset(TO_FILE)
+    empty_note = ""
 
     def location(self, team_path: str, team_name: str) -> str | None:
         return os.path.join(team_path, FILE)
