@@ -94,7 +94,7 @@ def answer_message(spec: Spec, a: Answer) -> Message:
         id=f"t-{a.uuid}",
         team=spec.team,
         inbox=inbox,
-        format="claude",
+        format=spec.team.partition(":")[0],  # the team id says its format
         from_=lead,
         to=inbox,
         type="message",
