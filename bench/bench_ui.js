@@ -65,26 +65,41 @@ function initScript(view) {
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
 }
 
-// Installed in every frame: in a team view's frame (the innermost webview frame, where main.ts
-// draws the thread) it notes when the first message holding `marker` is in the thread and the
-// next animation frame after it. The bench writes that marker into the newest message only.
+// Installed in every frame; acts in a webview's outer frame (VS Code's webview host page). VS Code
+// writes the view's HTML into an inner frame with document.open/write, which clears whatever an
+// init script left there (observers, timers), so the outer frame watches: every 4 ms it looks for
+// an inner frame holding the thread (main.ts makes it as its script runs, before the host's
+// `init` arrives with the messages), then observes that thread for the first message holding
+// `marker` (the bench writes it into the newest message only) and notes the time and the next
+// animation frame of the inner frame, on the inner frame's window (`__tvPaint`).
 function viewInit(marker) {
-  if (window.top === window) return;
+  if (window.top === window || !location.pathname.includes('/webview/')) return;
   const now = () => performance.timeOrigin + performance.now();
-  const start = () => {
-    const obs = new MutationObserver(() => {
-      const t = document.querySelector('.thread');
-      if (!t || window.__tvPaint) return;
-      const hit = [...t.querySelectorAll('.msg')].some(e => e.textContent.includes(marker));
-      if (!hit) return;
-      const domAt = now();
-      obs.disconnect();
-      requestAnimationFrame(() => { window.__tvPaint = { domAt, frameAt: now(), count: t.querySelectorAll('.msg').length }; });
-    });
-    obs.observe(document.documentElement, { childList: true, subtree: true });
-    setTimeout(() => obs.disconnect(), 60000);
-  };
-  if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+  const t0 = Date.now();
+  const poll = setInterval(() => {
+    if (Date.now() - t0 > 60000) { clearInterval(poll); return; }
+    for (const f of document.querySelectorAll('iframe')) {
+      let doc, win;
+      try { doc = f.contentDocument; win = f.contentWindow; } catch { continue; }
+      const t = doc?.querySelector('.thread');
+      if (!t) continue;
+      clearInterval(poll);
+      const check = () => {
+        if (![...t.querySelectorAll('.msg')].some(e => e.textContent.includes(marker))) return false;
+        const domAt = now();
+        obs.disconnect();
+        win.requestAnimationFrame(() => { win.__tvPaint = { domAt, frameAt: now(), count: t.querySelectorAll('.msg').length, late: !!late, threadAt: win.__tvThreadAt, initAt: win.__tvInitAt ?? null }; });
+        return true;
+      };
+      win.__tvThreadAt = now();
+      // after main.ts's own listener (added first): the event's time is when the host's init reached the frame
+      win.addEventListener('message', e => { if (e.data?.type === 'init' && !win.__tvInitAt) win.__tvInitAt = win.performance.timeOrigin + e.timeStamp; });
+      const obs = new MutationObserver(check);
+      obs.observe(t, { childList: true });
+      const late = check(); // already there: the time is late by up to one poll
+      return;
+    }
+  }, 4);
 }
 
 let vf; // the team view's frame
@@ -319,9 +334,13 @@ const commands = {
     await vf.evaluate(text => {
       const now = () => performance.timeOrigin + performance.now();
       const root = document.querySelector('.thread');
+      let upsertAt = null;
+      const onMsg = e => { if (e.data?.type === 'upsert' && upsertAt === null && e.data.messages?.some(m => m.text.includes(text))) upsertAt = performance.timeOrigin + e.timeStamp; };
+      window.addEventListener('message', onMsg);
       window.__tiHit = new Promise(resolve => {
         const found = () => [...root.querySelectorAll('.msg')].some(e => e.textContent.includes(text));
-        const done = () => { const domAt = now(); obs.disconnect(); requestAnimationFrame(() => resolve({ domAt, frameAt: now() })); };
+        // the observer's callback runs before this listener (a microtask after main.ts's listener): read upsertAt later
+        const done = () => { const domAt = now(); obs.disconnect(); requestAnimationFrame(() => { window.removeEventListener('message', onMsg); resolve({ domAt, frameAt: now(), upsertAt }); }); };
         const obs = new MutationObserver(() => { if (found()) done(); });
         obs.observe(root, { childList: true });
         if (found()) done();
@@ -337,7 +356,7 @@ const commands = {
   // Scroll the thread up `step` px an animation frame, as a fast fling would, until every message
   // is in and the top reached. Each rAF delta is kept; long animation frames (over 50 ms, the
   // LoAF API) with their script and style-and-layout parts.
-  async vscroll({ step = 1200, total, timeout = 240000 }) {
+  async vscroll({ step = 1200, total, timeout = 900000 }) {
     return vf.evaluate(({ step, total, timeout }) => new Promise(resolve => {
       const t = document.querySelector('.thread');
       const older = document.querySelector('.thread .older');
@@ -347,6 +366,7 @@ const commands = {
         po = new PerformanceObserver(l => { for (const e of l.getEntries()) loafs.push({ dur: e.duration, blocking: e.blockingDuration,
           script: e.scripts.reduce((s, x) => s + x.duration, 0), layout: e.startTime + e.duration - (e.styleAndLayoutStart || e.startTime + e.duration),
           render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0 }); });
+        if (!PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')) throw new Error('no LoAF');
         po.observe({ type: 'long-animation-frame', buffered: false });
       } catch { po = undefined; }
       // pages: each time the count grows, how long since the thread reached the top
@@ -362,7 +382,7 @@ const commands = {
         const done = count >= total && t.scrollTop <= 0 && /beginning/.test(older.textContent);
         if (done || now - t0 > timeout) {
           po?.disconnect();
-          resolve({ deltas, loafs, count, ms: now - t0, pages, done });
+          resolve({ deltas, loafs, count, ms: now - t0, pages, done, loafSupported: !!po });
           return;
         }
         t.scrollTop = Math.max(0, t.scrollTop - step);
@@ -381,13 +401,27 @@ const commands = {
     }), ms);
   },
 
+  // a GC of the workbench's renderer (the view's frame shares it) and its heap: the baseline
+  async pmem() {
+    if (!cdp) cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    await cdp.send('Performance.enable');
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const m = Object.fromEntries(metrics.map(x => [x.name, x.value]));
+    return { used: await page.evaluate(() => performance.memory.usedJSHeapSize), heap: m.JSHeapUsedSize, nodes: m.Nodes };
+  },
+
   async vmem({ gc = false }) {
-    if (gc && vcdp) await vcdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+    if (gc) {
+      if (vcdp) await vcdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+      else await commands.pmem();
+    }
     const inPage = await vf.evaluate(() => ({
       used: performance.memory?.usedJSHeapSize ?? null, total: performance.memory?.totalJSHeapSize ?? null,
       nodes: document.getElementsByTagName('*').length, msgs: document.querySelectorAll('.thread .msg').length,
     }));
     let cdpm = null;
+    if (!vcdp && gc) cdpm = await commands.pmem();
     if (vcdp) {
       const { metrics } = await vcdp.send('Performance.getMetrics');
       cdpm = Object.fromEntries(metrics.filter(m => /JSHeap|Nodes|Documents|Frames|LayoutObjects/.test(m.name)).map(m => [m.name, m.value]));
