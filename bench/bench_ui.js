@@ -88,7 +88,7 @@ function viewInit(marker) {
         if (![...t.querySelectorAll('.msg')].some(e => e.textContent.includes(marker))) return false;
         const domAt = now();
         obs.disconnect();
-        win.requestAnimationFrame(() => { win.__tvPaint = { domAt, frameAt: now(), count: t.querySelectorAll('.msg').length, late: !!late, threadAt: win.__tvThreadAt, initAt: win.__tvInitAt ?? null }; });
+        win.requestAnimationFrame(() => { win.__tvPaint = { domAt, frameAt: now(), count: t.querySelectorAll('.msg').length, late: !!late, threadAt: win.__tvThreadAt, initAt: win.__tvInitAt ?? null, outerAt: performance.timeOrigin }; });
         return true;
       };
       win.__tvThreadAt = now();
