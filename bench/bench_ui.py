@@ -508,8 +508,9 @@ def renderers() -> dict[int, dict[str, int]]:
         if not p.name.isdigit():
             continue
         try:
-            cmd = (p / "cmdline").read_bytes().split(b"\0")
-            if not cmd or b"chrom" not in cmd[0] or b"--type=renderer" not in cmd:
+            # chromium rewrites its process title: the arguments may be one string
+            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ")
+            if b"chrom" not in cmd.split(b" ")[0] or b"--type=renderer" not in cmd:
                 continue
             vals = {}
             for line in (p / "smaps_rollup").read_text().splitlines():
