@@ -95,7 +95,7 @@ function viewInit(marker) {
       // after main.ts's own listener (added first): the event's time is when the host's init reached the frame
       win.addEventListener('message', e => { if (e.data?.type === 'init' && !win.__tvInitAt) win.__tvInitAt = win.performance.timeOrigin + e.timeStamp; });
       const obs = new MutationObserver(check);
-      obs.observe(t, { childList: true });
+      obs.observe(t, { childList: true, subtree: true });
       const late = check(); // already there: the time is late by up to one poll
       return;
     }
@@ -342,7 +342,7 @@ const commands = {
         // the observer's callback runs before this listener (a microtask after main.ts's listener): read upsertAt later
         const done = () => { const domAt = now(); obs.disconnect(); requestAnimationFrame(() => { window.removeEventListener('message', onMsg); resolve({ domAt, frameAt: now(), upsertAt }); }); };
         const obs = new MutationObserver(() => { if (found()) done(); });
-        obs.observe(root, { childList: true });
+        obs.observe(root, { childList: true, subtree: true }); // the thread's pages hold the messages
         if (found()) done();
       });
     }, text);
