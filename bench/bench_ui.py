@@ -888,8 +888,10 @@ def render_teamview(
         f" Claude Code's consumer does ({tv['gone']:,} marked gone in the history). The view is opened by a"
         " keybinding that runs `teamInbox.openTeam` with the team's id (`ctrl+alt+f10`, written into the"
         " profile's keybindings.json): the clock starts at its keydown in the workbench and stops when the"
-        " newest message is in the view's thread (a MutationObserver installed in every frame by"
-        " `addInitScript`, so in the webview's inner frame from its first line), and at the next animation frame"
+        " newest message is in the view's thread (a MutationObserver on the view's thread, set by a watcher"
+        " that `addInitScript` puts into VS Code's webview host frame: it finds the thread within 4 ms of the"
+        " view's script making it; VS Code writes the view's document with document.write, which clears"
+        " anything installed in the inner frame itself), and at the next animation frame"
         " after it (`frame`). The view is closed between opens (`workbench.action.closeAllEditors`).",
         "",
         "#### Summary",
