@@ -9,6 +9,17 @@
 //   {"cmd":"wait","ms":N}   -> {domAt, frameAt} (frameAt: the next animation frame) or {timeout:true}
 //   {"cmd":"rows"}          -> {rows:[...]} the view's rows as text
 //   {"cmd":"close"}         closes the context
+// The team view (--teamview; its webview is an iframe in an iframe, found by its body's data-team):
+//   {"cmd":"openView","key":K,"marker":M}  press K (a keybinding running teamInbox.openTeam with a
+//                           team id) -> {cmdAt, domAt, frameAt, count}: the keydown, the first
+//                           message holding M in the view's thread, the next animation frame
+//   {"cmd":"closeView","key":K}  press K (closes the editors) and wait until no view frame is left
+//   {"cmd":"viewFrame","team":T} find the view of team T (kept for the commands below) -> {count}
+//   {"cmd":"varm","text":T} / {"cmd":"vwait","ms":N}  as arm/wait, for a message in the thread
+//   {"cmd":"vscroll","step":PX,"total":N} scroll the thread up PX a frame until all N messages are
+//                           in and the top is reached -> {deltas, loafs, count, ms, pages}
+//   {"cmd":"vmem"}          the view frame's memory: performance.memory, its DOM size, and (when the
+//                           frame is a process of its own) CDP Performance.getMetrics
 const readline = require('readline');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 
@@ -18,7 +29,10 @@ let browser, context, page, cdp;
 // Installed before the workbench loads: when the pointer went down on the icon, when the first
 // team row appeared.
 function initScript(view) {
+  if (window.top !== window) return; // the workbench only, not the webviews' frames
   const now = () => performance.timeOrigin + performance.now();
+  // the keydown that runs a command (openView): the clock's start
+  document.addEventListener('keydown', e => { if (e.key === 'F10' && e.ctrlKey && e.altKey) window.__tiKeyAt = now(); }, true);
   // Each websocket frame while a row is awaited (time, direction, its data, kept as is): where a
   // row's time goes between the extension host and the window. Decoded only after the row showed,
   // so that the bookkeeping stays off the path it measures.
@@ -51,6 +65,59 @@ function initScript(view) {
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
 }
 
+// Installed in every frame; acts in a webview's outer frame (VS Code's webview host page). VS Code
+// writes the view's HTML into an inner frame with document.open/write, which clears whatever an
+// init script left there (observers, timers), so the outer frame watches: every 4 ms it looks for
+// an inner frame holding the thread (main.ts makes it as its script runs, before the host's
+// `init` arrives with the messages), then observes that thread for the first message holding
+// `marker` (the bench writes it into the newest message only) and notes the time and the next
+// animation frame of the inner frame, on the inner frame's window (`__tvPaint`).
+function viewInit(marker) {
+  if (window.top === window || !location.pathname.includes('/webview/')) return;
+  const now = () => performance.timeOrigin + performance.now();
+  const t0 = Date.now();
+  const poll = setInterval(() => {
+    if (Date.now() - t0 > 60000) { clearInterval(poll); return; }
+    for (const f of document.querySelectorAll('iframe')) {
+      let doc, win;
+      try { doc = f.contentDocument; win = f.contentWindow; } catch { continue; }
+      const t = doc?.querySelector('.thread');
+      if (!t) continue;
+      clearInterval(poll);
+      const check = () => {
+        if (![...t.querySelectorAll('.msg')].some(e => e.textContent.includes(marker))) return false;
+        const domAt = now();
+        obs.disconnect();
+        win.requestAnimationFrame(() => { win.__tvPaint = { domAt, frameAt: now(), count: t.querySelectorAll('.msg').length, late: !!late, threadAt: win.__tvThreadAt, initAt: win.__tvInitAt ?? null, outerAt: performance.timeOrigin }; });
+        return true;
+      };
+      win.__tvThreadAt = now();
+      // after main.ts's own listener (added first): the event's time is when the host's init reached the frame
+      win.addEventListener('message', e => { if (e.data?.type === 'init' && !win.__tvInitAt) win.__tvInitAt = win.performance.timeOrigin + e.timeStamp; });
+      const obs = new MutationObserver(check);
+      obs.observe(t, { childList: true, subtree: true });
+      const late = check(); // already there: the time is late by up to one poll
+      return;
+    }
+  }, 4);
+}
+
+let vf; // the team view's frame
+let vcdp; // a CDP session on it, when it is a process of its own (an out-of-process iframe)
+
+async function findFrame(test, arg, timeout = 30000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      const v = await f.evaluate(test, arg).catch(() => undefined);
+      if (v) return [f, v];
+    }
+    if (Date.now() > end) throw new Error('no such view frame');
+    await new Promise(r => setTimeout(r, 5));
+  }
+}
+
 /** The page's CPU profiler, sampling every 100 us, on a fresh CDP session (`cdp`). */
 async function startProfiler() {
   cdp = await page.context().newCDPSession(page);
@@ -60,16 +127,17 @@ async function startProfiler() {
 }
 
 const commands = {
-  async open({ url, width = 1280, height = 1400 }) {
+  async open({ url, width = 1280, height = 1400, marker = '' }) {
     if (!browser) {
       browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-          '--no-first-run', '--disable-dev-shm-usage'] });
+          '--no-first-run', '--disable-dev-shm-usage', '--enable-precise-memory-info'] });
     }
     if (context) await context.close();
     context = await browser.newContext({ viewport: { width, height } });
     page = await context.newPage();
     await page.addInitScript(initScript, VIEW);
+    if (marker) await page.addInitScript(viewInit, marker);
     await page.goto(url);
     const icon = page.locator('.activitybar [aria-label^="Team Inbox"]').first();
     await icon.waitFor({ state: 'visible', timeout: 120000 });
@@ -228,6 +296,137 @@ const commands = {
         tasks: inWin.map(t => `${((t.ts - from) / 1000).toFixed(1)}+${(t.dur / 1000).toFixed(1)} ${describe(t)}`),
       };
     }) };
+  },
+
+  async openView({ key = 'Control+Alt+F10' }) {
+    await page.evaluate(() => { window.__tiKeyAt = 0; });
+    await page.keyboard.press(key);
+    const [f, paint] = await findFrame(() => window.__tvPaint, undefined, 60000);
+    vf = f;
+    const cmdAt = await page.evaluate(() => window.__tiKeyAt);
+    return { cmdAt, ...paint };
+  },
+
+  async closeView({ key = 'Control+Alt+F11' }) {
+    await page.keyboard.press(key);
+    const end = Date.now() + 20000;
+    for (;;) {
+      let left = 0;
+      for (const f of page.frames()) if (f !== page.mainFrame() && await f.evaluate(() => !!document.querySelector('.thread')).catch(() => false)) left++;
+      if (!left) break;
+      if (Date.now() > end) throw new Error('the team view did not close');
+      await new Promise(r => setTimeout(r, 50));
+    }
+    vf = undefined;
+    if (vcdp) await vcdp.detach().catch(() => undefined);
+    vcdp = undefined;
+    return { closed: true };
+  },
+
+  async viewFrame({ team }) {
+    const [f] = await findFrame(t => document.body?.dataset?.team === t && !!document.querySelector('.thread .msg'), team);
+    vf = f;
+    try { vcdp = await page.context().newCDPSession(f); await vcdp.send('Performance.enable'); } catch { vcdp = undefined; }
+    return { count: await vf.evaluate(() => document.querySelectorAll('.thread .msg').length), oopif: !!vcdp };
+  },
+
+  async varm({ text }) {
+    await vf.evaluate(text => {
+      const now = () => performance.timeOrigin + performance.now();
+      const root = document.querySelector('.thread');
+      let upsertAt = null;
+      const onMsg = e => { if (e.data?.type === 'upsert' && upsertAt === null && e.data.messages?.some(m => m.text.includes(text))) upsertAt = performance.timeOrigin + e.timeStamp; };
+      window.addEventListener('message', onMsg);
+      window.__tiHit = new Promise(resolve => {
+        const found = () => [...root.querySelectorAll('.msg')].some(e => e.textContent.includes(text));
+        // the observer's callback runs before this listener (a microtask after main.ts's listener): read upsertAt later
+        const done = () => { const domAt = now(); obs.disconnect(); requestAnimationFrame(() => { window.removeEventListener('message', onMsg); resolve({ domAt, frameAt: now(), upsertAt }); }); };
+        const obs = new MutationObserver(() => { if (found()) done(); });
+        obs.observe(root, { childList: true, subtree: true }); // the thread's pages hold the messages
+        if (found()) done();
+      });
+    }, text);
+    return { armed: true };
+  },
+
+  async vwait({ ms = 10000 }) {
+    return vf.evaluate(ms => Promise.race([window.__tiHit, new Promise(r => setTimeout(() => r({ timeout: true }), ms))]), ms);
+  },
+
+  // Scroll the thread up `step` px an animation frame, as a fast fling would, until every message
+  // is in and the top reached. Each rAF delta is kept; long animation frames (over 50 ms, the
+  // LoAF API) with their script and style-and-layout parts.
+  async vscroll({ step = 1200, total, timeout = 900000 }) {
+    return vf.evaluate(({ step, total, timeout }) => new Promise(resolve => {
+      const t = document.querySelector('.thread');
+      const older = document.querySelector('.thread .older');
+      const loafs = [];
+      let po;
+      try {
+        po = new PerformanceObserver(l => { for (const e of l.getEntries()) loafs.push({ dur: e.duration, blocking: e.blockingDuration,
+          script: e.scripts.reduce((s, x) => s + x.duration, 0), layout: e.startTime + e.duration - (e.styleAndLayoutStart || e.startTime + e.duration),
+          render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0 }); });
+        if (!PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')) throw new Error('no LoAF');
+        po.observe({ type: 'long-animation-frame', buffered: false });
+      } catch { po = undefined; }
+      // pages: each time the count grows, how long since the thread reached the top
+      const pages = [];
+      let last = performance.now(), deltas = [], t0 = last, count = t.querySelectorAll('.msg').length, topAt = 0;
+      const tick = ts => {
+        const now = performance.now();
+        deltas.push(now - last);
+        last = now;
+        const c = t.querySelectorAll('.msg').length;
+        if (c !== count) { pages.push({ n: c - count, wait: topAt ? now - topAt : 0 }); count = c; topAt = 0; }
+        if (t.scrollTop <= 0 && !topAt) topAt = now;
+        const done = count >= total && t.scrollTop <= 0 && /beginning/.test(older.textContent);
+        if (done || now - t0 > timeout) {
+          po?.disconnect();
+          resolve({ deltas, loafs, count, ms: now - t0, pages, done, loafSupported: !!po });
+          return;
+        }
+        t.scrollTop = Math.max(0, t.scrollTop - step);
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(ts => { last = performance.now(); requestAnimationFrame(tick); });
+    }), { step, total, timeout });
+  },
+
+  // rAF deltas of the view frame left alone for `ms` (the frame rate's floor on this machine)
+  async vidle({ ms = 2000 }) {
+    return vf.evaluate(ms => new Promise(resolve => {
+      const deltas = []; let last = performance.now(); const t0 = last;
+      const tick = () => { const now = performance.now(); deltas.push(now - last); last = now; if (now - t0 < ms) requestAnimationFrame(tick); else resolve({ deltas }); };
+      requestAnimationFrame(() => { last = performance.now(); requestAnimationFrame(tick); });
+    }), ms);
+  },
+
+  // a GC of the workbench's renderer (the view's frame shares it) and its heap: the baseline
+  async pmem() {
+    if (!cdp) cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    await cdp.send('Performance.enable');
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const m = Object.fromEntries(metrics.map(x => [x.name, x.value]));
+    return { used: await page.evaluate(() => performance.memory.usedJSHeapSize), heap: m.JSHeapUsedSize, nodes: m.Nodes };
+  },
+
+  async vmem({ gc = false }) {
+    if (gc) {
+      if (vcdp) await vcdp.send('HeapProfiler.collectGarbage').catch(() => undefined);
+      else await commands.pmem();
+    }
+    const inPage = await vf.evaluate(() => ({
+      used: performance.memory?.usedJSHeapSize ?? null, total: performance.memory?.totalJSHeapSize ?? null,
+      nodes: document.getElementsByTagName('*').length, msgs: document.querySelectorAll('.thread .msg').length,
+    }));
+    let cdpm = null;
+    if (!vcdp && gc) cdpm = await commands.pmem();
+    if (vcdp) {
+      const { metrics } = await vcdp.send('Performance.getMetrics');
+      cdpm = Object.fromEntries(metrics.filter(m => /JSHeap|Nodes|Documents|Frames|LayoutObjects/.test(m.name)).map(m => [m.name, m.value]));
+    }
+    return { ...inPage, cdp: cdpm };
   },
 
   async close() {

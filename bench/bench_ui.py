@@ -16,9 +16,19 @@ test's fixture teams; bench_ui.js drives chromium and reads the DOM.
     clicked as soon as it shows, and the clock stops at the first team row;
     activation is the extension host's `_doActivateExtension` log line.
 
+(c) The team view (--teamview; issue 21): a team with 10,000 archived messages (written into its
+    inboxes, archived by the extension's sidecar, then pruned from the inboxes as Claude Code's
+    consumer does). The view is opened by a keybinding that runs `teamInbox.openTeam` with the
+    team's id: keydown -> the newest message in the view's thread (and the next animation frame);
+    then, in the open view, a teammate's write -> its message in the thread; then the thread is
+    scrolled up through all 10,000 (older pages from the sidecar as it goes): the webview frame's
+    requestAnimationFrame deltas, its long animation frames, and its memory. Run beside (a) and
+    (b) in the same invocation: the tree's figures from the same run.
+
     .venv/bin/python bench/bench_ui.py                             # ~5 min
     .venv/bin/python bench/bench_ui.py --old-vsix /tmp/ti-old.vsix # and an older build, for ratios
-    options: --n 30 --fresh 5 --vsix FILE --prefill N --no-write --keep
+    .venv/bin/python bench/bench_ui.py --teamview                  # (a), (b) and (c); ~10 min
+    options: --n 30 --fresh 5 --vsix FILE --prefill N --no-write --keep --archived 10000 --opens 10
 """
 
 from __future__ import annotations
@@ -388,6 +398,278 @@ async def bench_rows(
     return {"series": series, "misses": misses}
 
 
+# --- (c) the team view ----------------------------------------------------------------------
+
+BIG = "big"
+BIG_ID = f"claude:{BIG}"
+MARKER = "TV-NEWEST-MARK"
+OPEN_KEY, CLOSE_KEY = "Control+Alt+F10", "Control+Alt+F11"
+WORDS = (
+    "the check inverts when the token is stale so the retry loop never ends; I moved it behind"
+    " the lock and added a test for the expired case, `pytest -k auth` passes now"
+).split()
+
+
+def big_team(home: Path, n: int) -> Path:
+    """Team `big`: team-lead, researcher and the person; n messages over their three inboxes,
+    one a minute up to a minute ago, read. The newest holds MARKER. Returns the inboxes folder."""
+    d = home / ".claude" / "teams" / BIG
+    (d / "inboxes").mkdir(parents=True, exist_ok=True)
+    now = time.time() * 1000
+
+    def member(name: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "agentId": f"{name}@{BIG}",
+            "name": name,
+            "agentType": "team-lead" if name == "team-lead" else "general-purpose",
+            "model": "sonnet",
+            "joinedAt": now - 86400_000 * 8,
+            "tmuxPaneId": "" if name == "team-lead" else "in-process",
+            "cwd": f"/tmp/{BIG}",
+            "subscriptions": [],
+            **extra,
+        }
+
+    config = {
+        "name": BIG,
+        "description": "a long-lived team",
+        "createdAt": now - 86400_000 * 8,
+        "leadAgentId": f"team-lead@{BIG}",
+        "leadSessionId": "session-big",
+        "members": [
+            member("team-lead"),
+            member("researcher", color="blue", backendType="in-process", isActive=True),
+        ],
+    }
+    (d / "config.json").write_text(json.dumps(config, indent=2))
+    boxes: dict[str, list[dict[str, Any]]] = {"team-lead": [], "researcher": [], "user": []}
+    senders = {"team-lead": "researcher", "researcher": "team-lead", "user": "team-lead"}
+    for i in range(n):
+        inbox = ("team-lead", "researcher", "user")[i % 3]
+        k = 12 + (i * 7) % 30
+        words = " ".join(WORDS[(i + j) % len(WORDS)] for j in range(k))
+        text = f"BIG-{i:05d} {words}"
+        if i % 5 == 0:
+            text += f"\n\n- **step {i % 9}**: done\n- next: `make test`"
+        if i == n - 1:
+            text += f" {MARKER}"
+        t = dt.datetime.fromtimestamp((now - (n - i) * 60_000) / 1000, dt.timezone.utc)
+        boxes[inbox].append(
+            {
+                "from": senders[inbox],
+                "text": text,
+                "summary": text[:60],
+                "timestamp": t.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                "color": "blue",
+                "read": True,
+            }
+        )
+    for inbox, entries in boxes.items():
+        (d / "inboxes" / f"{inbox}.json").write_text(json.dumps(entries, indent=2))
+    return d / "inboxes"
+
+
+def keybindings(home: Path) -> None:
+    """The command with the team's id as its argument, on a key (the clock starts at its keydown)."""
+    user = home / ".code-server" / "user" / "User"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "keybindings.json").write_text(
+        json.dumps(
+            [
+                {"key": "ctrl+alt+f10", "command": "teamInbox.openTeam", "args": BIG_ID},
+                {"key": "ctrl+alt+f11", "command": "workbench.action.closeAllEditors"},
+            ]
+        )
+    )
+
+
+def history_count(db: Path, gone: bool = False) -> int:
+    import sqlite3
+
+    if not db.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            q = "SELECT count(*) FROM messages WHERE team LIKE ?" + (
+                " AND gone_at IS NOT NULL" if gone else ""
+            )
+            return int(con.execute(q, (f"%{BIG}%",)).fetchone()[0])
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def renderers() -> dict[int, dict[str, int]]:
+    """Chromium's renderer processes: pid -> rss and pss (kB, /proc/<pid>/smaps_rollup)."""
+    out: dict[int, dict[str, int]] = {}
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            # chromium rewrites its process title: the arguments may be one string
+            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ")
+            if b"chrom" not in cmd.split(b" ")[0] or b"--type=renderer" not in cmd:
+                continue
+            vals = {}
+            for line in (p / "smaps_rollup").read_text().splitlines():
+                key = line.split(":")[0]
+                if key in ("Rss", "Pss"):
+                    vals[key.lower()] = int(line.split()[1])
+            out[int(p.name)] = vals
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+async def bench_teamview(
+    base: Path,
+    vsix: Path,
+    port: int,
+    n: int,
+    opens: int,
+    archived: int,
+    browser: Browser,
+    step: int = 1200,
+) -> dict[str, Any]:
+    home = base / "teamview"
+    write_home(home)
+    inboxes = big_team(home, archived)
+    keybindings(home)
+    db = home / ".local" / "share" / "teaminbox" / "history.db"
+    offset = time.time() - time.perf_counter()
+    out: dict[str, Any] = {"archived": archived}
+    with CodeServer(home, port, vsix) as cs:
+        _ = cs
+        await asyncio.to_thread(browser.call, "open", url=cs.url, marker=MARKER)
+        # the sidecar archives the inboxes; then Claude Code's consumer prunes them (newest 5 kept)
+        t0 = time.perf_counter()
+        while history_count(db) < archived:
+            if time.perf_counter() - t0 > 300:
+                raise RuntimeError(f"only {history_count(db)} of {archived} archived after 300 s")
+            await asyncio.sleep(0.5)
+        out["archive_s"] = time.perf_counter() - t0
+        for path in inboxes.glob("*.json"):
+            entries = json.loads(path.read_bytes())
+            bs.atomic_write(path, json.dumps(entries[-5:], indent=2).encode())
+        t0 = time.perf_counter()
+        while history_count(db, gone=True) < archived - 15 and time.perf_counter() - t0 < 60:
+            await asyncio.sleep(0.5)
+        out["gone"] = history_count(db, gone=True)
+        print(
+            f"  {archived} archived in {out['archive_s']:.1f} s; {out['gone']} pruned from the inboxes",
+            flush=True,
+        )
+        await asyncio.sleep(2.0)
+        # (1) the command -> the newest messages in the view
+        out["open"] = []
+        for k in range(opens):
+            got = await asyncio.to_thread(browser.call, "openView", key=OPEN_KEY)
+            row = {
+                "dom": got["domAt"] - got["cmdAt"],
+                "frame": got["frameAt"] - got["cmdAt"],
+                "count": got["count"],
+                "outer": got["outerAt"] - got["cmdAt"],
+                "thread": got["threadAt"] - got["cmdAt"],
+                "init": (got["initAt"] or float("nan")) - got["cmdAt"],
+                "late": got["late"],
+            }
+            out["open"].append(row)
+            print(
+                f"  open {k + 1}: command -> VS Code's webview frame {row['outer']:.0f} ms, the view's script ran {row['thread']:.0f} ms, the host's init in {row['init']:.0f} ms,"
+                f" newest in the DOM {row['dom']:.0f} ms, frame {row['frame']:.0f} ms"
+                f" ({row['count']} messages)",
+                flush=True,
+            )
+            await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+            await asyncio.sleep(1.0)
+        # (2) a teammate's write -> its message in the open view
+        before = set(renderers())
+        mem0 = renderers()
+        out["heap_no_view"] = await asyncio.to_thread(browser.call, "pmem")
+        await asyncio.to_thread(browser.call, "openView", key=OPEN_KEY)
+        vf = await asyncio.to_thread(browser.call, "viewFrame", team=BIG_ID)
+        await asyncio.sleep(1.0)
+        new_pids = [p for p in renderers() if p not in before]
+        out["oopif"] = vf["oopif"]
+        out["view_pids"] = new_pids
+        # interleaved with writes to the fixture's alpha (researcher's inbox, its row in the tree of
+        # the same window): the tree's row and the view's message under the same load
+        path = inboxes / "team-lead.json"
+        alpha = home / ".claude" / "teams" / "alpha" / "inboxes" / "researcher.json"
+        writes: dict[str, list[float]] = {"dom": [], "frame": [], "upsert": [], "tree": []}
+        misses, tree_misses = 0, 0
+
+        def entry_for(summary: str, sender: str) -> dict[str, Any]:
+            return {
+                "from": sender,
+                "text": f"{summary}: the message should show at once",
+                "summary": summary,
+                "timestamp": dt.datetime.now(dt.timezone.utc)
+                .isoformat(timespec="milliseconds")
+                .replace("+00:00", "Z"),
+                "color": "blue",
+                "read": False,
+            }
+
+        for k in range(n + WARMUP):
+            if tree_misses < 2:
+                summary = f"tree bench {k} {uuid.uuid4().hex[:8]}"
+                data = bs.append_bytes(alpha.read_bytes(), entry_for(summary, "team-lead"))
+                await asyncio.to_thread(browser.call, "arm", text=summary)
+                t0 = bs.atomic_write(alpha, data)
+                hit = await asyncio.to_thread(browser.call, "wait", ms=5000)
+                if hit.get("timeout"):
+                    tree_misses += 1
+                elif k >= WARMUP:
+                    writes["tree"].append(hit["domAt"] - (t0 + offset) * 1000)
+                await asyncio.sleep(0.7)
+            summary = f"tv bench {k} {uuid.uuid4().hex[:8]}"
+            data = bs.append_bytes(path.read_bytes(), entry_for(summary, "researcher"))
+            await asyncio.to_thread(browser.call, "varm", text=summary)
+            t0 = bs.atomic_write(path, data)
+            hit = await asyncio.to_thread(browser.call, "vwait", ms=10000)
+            if hit.get("timeout"):
+                misses += 1
+            elif k >= WARMUP:
+                wall0 = (t0 + offset) * 1000
+                writes["dom"].append(hit["domAt"] - wall0)
+                writes["frame"].append(hit["frameAt"] - wall0)
+                if hit.get("upsertAt"):
+                    writes["upsert"].append(hit["upsertAt"] - wall0)
+            await asyncio.sleep(0.7)
+        out["writes"], out["write_misses"], out["tree_misses"] = writes, misses, tree_misses
+        print(
+            f"  write -> message in the view: p50 {med(writes['dom']):.1f} ms,"
+            f" p90 {bs.pct(writes['dom'], 90):.1f} ms ({misses} missed); the host's upsert in the view p50"
+            f" {med(writes['upsert']):.1f} ms; interleaved, the tree's row p50 {med(writes['tree']):.1f} ms"
+            f" ({tree_misses} missed)",
+            flush=True,
+        )
+        # (3) scrolling back through the whole history
+        out["idle"] = (await asyncio.to_thread(browser.call, "vidle", ms=2000))["deltas"]
+        out["mem_before"] = await asyncio.to_thread(browser.call, "vmem")
+        out["rss_before"] = {p: v for p, v in renderers().items() if p in new_pids}
+        total = history_count(db)  # what the sidecar has: the conversation's length
+        sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
+        out["scroll"] = sc
+        out["total"] = total
+        out["mem_after"] = await asyncio.to_thread(browser.call, "vmem")
+        out["rss_after"] = {p: v for p, v in renderers().items() if p in new_pids}
+        out["mem_gc"] = await asyncio.to_thread(browser.call, "vmem", gc=True)
+        out["all_renderers"] = {"before": mem0, "after": renderers()}
+        print(
+            f"  scroll: {sc['count']} of {total} messages in {sc['ms'] / 1000:.1f} s, {len(sc['deltas'])} frames,"
+            f" p95 {bs.pct(sc['deltas'], 95):.1f} ms; LoAF {len(sc['loafs'])};"
+            f" heap {out['mem_before']['used'] / 1e6:.1f} -> {out['mem_after']['used'] / 1e6:.1f} MB;"
+            f" renderer {out['rss_before']} -> {out['rss_after']}",
+            flush=True,
+        )
+        await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+    return out
+
+
 # --- report -----------------------------------------------------------------------------------
 
 
@@ -538,6 +820,247 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+TV_SECTION = "## Team view (issue 21)"
+TV_SUB = "### Speed and memory in code-server (`bench_ui.py --teamview`)"
+
+
+def dist(xs: list[float]) -> dict[str, float]:
+    xs = [x for x in xs if x == x]
+    return {
+        "n": len(xs),
+        "p50": med(xs),
+        "p90": bs.pct(xs, 90),
+        "p95": bs.pct(xs, 95),
+        "p99": bs.pct(xs, 99),
+        "max": max(xs) if xs else float("nan"),
+    }
+
+
+def render_teamview(
+    r: dict[str, Any], args: argparse.Namespace, seconds: float, load: tuple[str, str]
+) -> str:
+    """The team view's figures and the tree's from the same run, as the subsection TV_SUB."""
+    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    tv = r["teamview"]
+    cmd = (
+        f"`.venv/bin/python bench/bench_ui.py --teamview --n {args.n} --fresh {args.fresh} --opens {args.opens}"
+        + (f" --vsix {args.vsix}" if args.vsix else "")
+        + "`"
+    )
+    opens = tv["open"]
+    first, rest = opens[:1], opens[1:]
+    w = tv["writes"]
+    sc = tv["scroll"]
+    deltas = sc["deltas"]
+    dd, idle = dist(deltas), dist(tv["idle"])
+    over = lambda xs, t: sum(1 for x in xs if x > t)  # noqa: E731
+    loafs = sc["loafs"]
+    mb = lambda b: f"{b / 1e6:.1f}" if isinstance(b, (int, float)) else "-"  # noqa: E731
+    kb = lambda d, k: (  # noqa: E731
+        " / ".join(f"{v.get(k, 0) / 1024:.0f}" for v in d.values()) if d else "-"
+    )
+    tree = r["rows"]["series"]
+    fr = r["fresh"]
+    wd = dist(w["dom"])
+    od_rest = dist([x["frame"] for x in rest])
+    od_all = dist([x["frame"] for x in opens])
+    m0, m1, mg = tv["mem_before"], tv["mem_after"], tv["mem_gc"]
+    hv = tv.get("heap_no_view") or {"heap": 0, "nodes": 0}
+    hg = m1.get("cdp") or mg.get("cdp") or {"heap": 0, "nodes": 0}
+    hg = mg.get("cdp") or hg
+    ar = tv["all_renderers"]
+    ren0 = sum(v.get("rss", 0) for v in ar["before"].values())
+    ren1 = sum(v.get("rss", 0) for v in ar["after"].values())
+    pss0 = sum(v.get("pss", 0) for v in ar["before"].values())
+    pss1 = sum(v.get("pss", 0) for v in ar["after"].values())
+    lines = [
+        TV_SUB,
+        "",
+        f"{cmd}, {when}, {seconds:.0f} s; code-server 4.139.1 (VS Code 1.139), Debian chromium headless through"
+        " playwright-core. Machine: " + bs.machine() + ".",
+        f"Load average (1/5/15 min): {load[0]} at the start, {load[1]} at the end; the controls before / after"
+        f" (bench_ui's CPU `control_ms`, wakeup `wakeup_us`): {r['control'][0]:.1f} / {r['control'][2]:.1f} ms,"
+        f" {r['control'][1]:.0f} / {r['control'][3]:.0f} us. A shared 2-core machine: medians and ratios.",
+        "",
+        f"Team `big`: {tv['archived']:,} messages written into its three inboxes (one a minute, ~150-300"
+        f" characters, every fifth with a markdown list), archived by the extension's sidecar"
+        f" ({tv['archive_s']:.1f} s after the window opened), then pruned from the inboxes to the newest 5 each as"
+        f" Claude Code's consumer does ({tv['gone']:,} marked gone in the history). The view is opened by a"
+        " keybinding that runs `teamInbox.openTeam` with the team's id (`ctrl+alt+f10`, written into the"
+        " profile's keybindings.json): the clock starts at its keydown in the workbench and stops when the"
+        " newest message is in the view's thread (a MutationObserver on the view's thread, set by a watcher"
+        " that `addInitScript` puts into VS Code's webview host frame: it finds the thread within 4 ms of the"
+        " view's script making it; VS Code writes the view's document with document.write, which clears"
+        " anything installed in the inner frame itself), and at the next animation frame"
+        " after it (`frame`). The view is closed between opens (`workbench.action.closeAllEditors`).",
+        "",
+        "#### Summary",
+        "",
+        f"- Target 1, a teammate's write -> its message in the open team view: p50 {bs.ms(wd['p50'])} ms, p90"
+        f" {bs.ms(wd['p90'])} ms (n {wd['n']}; target p50 <= 30, p90 <= 50: "
+        + ("met" if wd["p50"] <= 30 and wd["p90"] <= 50 else "not met")
+        + f"); the host's `upsert` reached the view at p50 {bs.ms(med(w.get('upsert', [])))} ms."
+        + " Interleaved with those writes, in the same window, a write to the fixture team's researcher"
+        f" inbox -> its row in the tree: p50 {bs.ms(med(w.get('tree', [])))} ms, p90"
+        f" {bs.ms(bs.pct(w.get('tree', []), 90))} ms (n {len(w.get('tree', []))})."
+        + " The tree's rows from bench_ui's own series earlier in the run (its own code-server):"
+        + "; ".join(
+            f" {name} p50 {bs.ms(med(got['dom']))} ms, p90 {bs.ms(bs.pct(got['dom'], 90))} ms (n {len(got['dom'])})"
+            for name, got in tree.items()
+        )
+        + ".",
+        f"- The tree in a fresh profile (run 1 of {len(fr)}: code-server's first start after the install, a new"
+        " browser context, nothing remembered): click -> first team row "
+        + (bs.ms(fr[0]["click_to_teams"]) if fr else "-")
+        + " ms, activation -> first team row "
+        + (bs.ms(fr[0]["activation_to_teams"]) if fr else "-")
+        + " ms; restarts (runs 2-): click -> teams p50 "
+        + (bs.ms(med([x["click_to_teams"] for x in fr[1:]])) if len(fr) > 1 else "-")
+        + " ms.",
+        f"- Target 2, `teamInbox.openTeam` -> the newest messages painted (a team of {tv['archived']:,}): first open"
+        f" {bs.ms(first[0]['frame']) if first else '-'} ms; opens 2-{len(opens)} p50 {bs.ms(od_rest['p50'])} ms,"
+        f" p90 {bs.ms(od_rest['p90'])} ms, max {bs.ms(od_rest['max'])} (target <= 300: "
+        + (
+            "met"
+            if od_all["max"] <= 300
+            else "met at the median"
+            if od_all["p50"] <= 300
+            else "not met"
+        )
+        + ").",
+        f"- Target 3, scrolling back through all {tv['total']:,} ({sc['count']:,} in the thread at the end,"
+        f" {sc['ms'] / 1000:.1f} s at {args.scroll_step} px a frame): requestAnimationFrame deltas in the webview's"
+        f" frame p50 {bs.ms(dd['p50'])} ms, p95 {bs.ms(dd['p95'])} ms, p99 {bs.ms(dd['p99'])}, max {bs.ms(dd['max'])}"
+        f" (n {dd['n']}; the same frame idle: p50 {bs.ms(idle['p50'])}, p95 {bs.ms(idle['p95'])}); target p95 < 16"
+        " ms (one 60 Hz frame; a delta is at least 16.7 ms at 60 Hz, so read it as no frame dropped: p95 <= 16.7 ms): "
+        + ("met" if dd["p95"] <= 17.5 else "not met")
+        + f". Memory: the view's share of the renderer's JS heap after a GC (with the view and all"
+        f" {sc['count']:,} messages in it, less the same renderer with no view open) {mb(hg['heap'] - hv['heap'])} MB;"
+        f" the whole renderer's (the workbench's too, `performance.memory.usedJSHeapSize` in the view's frame)"
+        f" {mb(m1['used'])} MB after the scroll, {mb(mg['used'])} after a GC; target <= 100 MB: "
+        + ("met" if hg["heap"] - hv["heap"] <= 100e6 else "not met")
+        + ".",
+        "",
+        "#### Figures",
+        "",
+        "| measure | n | p50 ms | p90 ms | p95 ms | max ms |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def row(what: str, xs: list[float]) -> None:
+        d = dist(xs)
+        lines.append(
+            f"| {what} | {d['n']} | {bs.ms(d['p50'])} | {bs.ms(d['p90'])} | {bs.ms(d['p95'])} | {bs.ms(d['max'])} |"
+        )
+
+    row(
+        "open: command -> VS Code's webview frame made (its timeOrigin), first open",
+        [x["outer"] for x in first],
+    )
+    row(
+        "open: command -> the view's script ran (its thread element made), first open",
+        [x["thread"] for x in first],
+    )
+    row("open: command -> the host's `init` in the view, first open", [x["init"] for x in first])
+    row("open: command -> newest message in the DOM, first open", [x["dom"] for x in first])
+    row("open: command -> next frame, first open", [x["frame"] for x in first])
+    row("open: command -> VS Code's webview frame made, opens 2-", [x["outer"] for x in rest])
+    row("open: command -> the view's script ran, opens 2-", [x["thread"] for x in rest])
+    row("open: command -> the host's `init` in the view, opens 2-", [x["init"] for x in rest])
+    row("open: command -> newest message in the DOM, opens 2-", [x["dom"] for x in rest])
+    row("open: command -> next frame, opens 2-", [x["frame"] for x in rest])
+    row("teammate's write -> the host's `upsert` in the view", w.get("upsert", []))
+    row("teammate's write -> message in the view's DOM", w["dom"])
+    row(
+        "interleaved with those, in the same window: a write to alpha -> its row in the tree",
+        w.get("tree", []),
+    )
+    row("teammate's write -> next frame in the view", w["frame"])
+    for name, got in tree.items():
+        row(f"tree, {name}: write -> row in the DOM", got["dom"])
+        if "reply" in got:
+            row(f"tree, {name}: write -> the frame in holding the summary", got["reply"])
+    row(
+        "tree, fresh window run 1 (nothing remembered): click -> first team row",
+        [x["click_to_teams"] for x in fr[:1]],
+    )
+    row(
+        "tree, fresh window runs 2- (restarts): click -> first team row",
+        [x["click_to_teams"] for x in fr[1:]],
+    )
+    row("scroll: rAF delta in the view's frame", deltas)
+    row("idle: rAF delta in the view's frame (2 s, before the scroll)", tv["idle"])
+    row(
+        "scroll: an older page's wait (the top reached -> its messages in)",
+        [x["wait"] for x in sc["pages"] if x["wait"]],
+    )
+    lines += [
+        "",
+        f"Scroll frames over 16.7 ms: {over(deltas, 16.7)} of {len(deltas)}; over 33.4 ms (two or more frames"
+        f" dropped): {over(deltas, 33.4)}; over 50 ms: {over(deltas, 50)}. Pages loaded on the way: {len(sc['pages'])}"
+        f" (200 each). Long animation frames (the LoAF API, over 50 ms"
+        + ("" if sc.get("loafSupported") else "; not supported by this chromium")
+        + f"): {len(loafs)}"
+        + (
+            f", longest {max(x['dur'] for x in loafs):.0f} ms; their script {sum(x['script'] for x in loafs):.0f} ms"
+            f" and style and layout {sum(x['layout'] for x in loafs):.0f} ms in all"
+            if loafs
+            else ""
+        )
+        + ".",
+        "",
+        f"Memory of the view (the thread holding {m1['msgs']:,} messages, {m1['nodes']:,} elements in the frame;"
+        f" {m0['msgs']:,} and {m0['nodes']:,} before the scroll): `performance.memory` in the webview's inner frame"
+        f" (chromium with `--enable-precise-memory-info`) used / total JS heap {mb(m0['used'])} / {mb(m0['total'])} MB"
+        f" before, {mb(m1['used'])} / {mb(m1['total'])} MB after, {mb(mg['used'])} MB used after a GC."
+        + (
+            " CDP `Performance.getMetrics` on the frame's own target: "
+            + ", ".join(f"{k} {v:,.0f}" for k, v in (m1.get("cdp") or {}).items())
+            + "."
+            if m1.get("cdp") and not tv.get("heap_no_view")
+            else " The view's frame is not a process of its own (code-server serves webviews from its own"
+            " origin, so chromium keeps them in the workbench's renderer): the heap above is that renderer's"
+            " isolate, the workbench's included. The view's own share, after a GC each time (CDP"
+            " `HeapProfiler.collectGarbage`, then `Performance.getMetrics` on the page): JS heap"
+            f" {mb(hv['heap'])} MB and {hv['nodes']:,.0f} DOM nodes with no view open, {mb(hg['heap'])} MB and"
+            f" {hg['nodes']:,.0f} nodes after the scroll with the view open: the view holds"
+            f" {mb(hg['heap'] - hv['heap'])} MB of JS heap; the renderers' RSS below counts the rest (layout, style, Blink's own heap)."
+        )
+        + f" Renderer processes that appeared with the view: {len(tv['view_pids'])}"
+        + (
+            f" (RSS / PSS MiB before the scroll {kb(tv['rss_before'], 'rss')} / {kb(tv['rss_before'], 'pss')},"
+            f" after {kb(tv['rss_after'], 'rss')} / {kb(tv['rss_after'], 'pss')})"
+            if tv["view_pids"]
+            else ""
+        )
+        + f". Every chromium renderer's RSS together (/proc/<pid>/smaps_rollup): {ren0 / 1024:.0f} MiB before the view"
+        f" was opened, {ren1 / 1024:.0f} MiB after the scroll ({(ren1 - ren0) / 1024:+.0f} MiB; PSS"
+        f" {pss0 / 1024:.0f} -> {pss1 / 1024:.0f} MiB).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_teamview(text: str) -> None:
+    """Put TV_SUB into the team view's section: in place of the old one, or of the paragraph that
+    said it was not measured; the bundle's figures above it stay."""
+    old = bs.RESULTS.read_text()
+    start = old.find(TV_SECTION)
+    if start < 0:
+        bs.write_section(TV_SECTION + "\n\n" + text, TV_SECTION)
+        return
+    end = old.find("\n## ", start + len(TV_SECTION))
+    end = len(old) if end < 0 else end + 1
+    body = old[start:end]
+    cut = body.find(TV_SUB)
+    if cut < 0:
+        cut = body.find("Not measured yet:")
+    if cut < 0:
+        cut = len(body.rstrip())
+    new_body = body[:cut].rstrip() + "\n\n" + text.rstrip() + "\n"
+    tail = old[end:]
+    bs.RESULTS.write_text(old[:start] + new_body + ("\n" + tail if tail else ""))
+
+
 FRESH_COLUMNS = (
     ("icon_to_click", "icon shown -> click ms"),
     ("click_to_teams", "click -> teams ms"),
@@ -647,6 +1170,12 @@ async def main() -> None:
     ap.add_argument(
         "--prefill", type=int, default=0, help="messages already in the teammate's inbox"
     )
+    ap.add_argument(
+        "--teamview", action="store_true", help="(c) the team view too, written to its own section"
+    )
+    ap.add_argument("--archived", type=int, default=10000, help="(c) the big team's messages")
+    ap.add_argument("--opens", type=int, default=10, help="(c) opens of its view")
+    ap.add_argument("--scroll-step", type=int, default=1200, help="(c) px scrolled a frame")
     args = ap.parse_args()
     t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-ui-"))
@@ -682,17 +1211,40 @@ async def main() -> None:
                 args.prefill,
                 args.trace,
             )
+            teamview = None
+            if args.teamview:
+                print(" (c) the team view", flush=True)
+                teamview = await bench_teamview(
+                    base / label,
+                    v,
+                    args.port,
+                    args.n,
+                    args.opens,
+                    args.archived,
+                    browser,
+                    args.scroll_step,
+                )
             ctl += [control_ms(), wakeup_us()]
             runs[label] = {
                 "fresh": fresh,
                 "rows": rows,
                 "load": (before, loadavg()),
                 "control": ctl,
+                "teamview": teamview,
             }
-        text = render(runs, args, time.perf_counter() - t0, (load0, loadavg()))
-        print(text)
-        if not args.no_write:
-            bs.write_section(text, SECTION)
+        seconds = time.perf_counter() - t0
+        if args.teamview:
+            if args.keep:  # first: the figures stay even if the report fails
+                (base / "teamview.json").write_text(json.dumps(runs["new"]["teamview"]))
+            text = render_teamview(runs["new"], args, seconds, (load0, loadavg()))
+            print(text)
+            if not args.no_write:
+                write_teamview(text)
+        else:
+            text = render(runs, args, seconds, (load0, loadavg()))
+            print(text)
+            if not args.no_write:
+                bs.write_section(text, SECTION)
     finally:
         browser.close()
         if args.keep:

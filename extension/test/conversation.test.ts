@@ -186,6 +186,32 @@ test('conversation deltas: new messages by time, updates in place, removed ones 
     null,
   );
   assert.equal(pruned.find(m => m.id === 'b')!.archived, false, 'another inbox untouched');
+  // the team view posts only the objects a delta replaced (teamPanel's postDelta skips the same
+  // object): every message the delta does not change keeps its identity, every changed one is new
+  assert.equal(
+    once.find(m => m.id === 'b'),
+    b,
+  );
+  assert.equal(
+    once.find(m => m.id === 'a'),
+    a,
+  );
+  assert.equal(
+    read.find(m => m.id === 'b'),
+    once.find(m => m.id === 'b'),
+  );
+  assert.notEqual(
+    read.find(m => m.id === 'a'),
+    once.find(m => m.id === 'a'),
+  );
+  assert.notEqual(
+    pa,
+    once.find(m => m.id === 'a'),
+  );
+  assert.equal(
+    pruned.find(m => m.id === 'c'),
+    once.find(m => m.id === 'c'),
+  );
 });
 
 test('the cache applies didChange to a loaded conversation without a request', async () => {

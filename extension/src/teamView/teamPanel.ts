@@ -40,6 +40,10 @@ class TeamPanel implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   /** What the webview holds: key -> JSON of the view message (to post only what changed). */
   private sent = new Map<string, string>();
+  /** The cached conversation's message objects already posted, with the team they were made for:
+   * a delta replaces only the objects it changes, so the rest are skipped without being remade
+   * and serialised (200 a write, on the path of every message to the view). */
+  private posted = new WeakMap<Message, Team>();
   private teamJson = '';
   /** Conversation entries fetched so far, newest first (the offset of the next older page). */
   private loaded = 0;
@@ -112,6 +116,8 @@ class TeamPanel implements vscode.Disposable {
       }),
     ]);
     this.sent = new Map();
+    this.posted = new WeakMap();
+    for (const m of list) this.posted.set(m, team);
     const messages = list.map(m => this.remember(viewMessage(m, team)));
     this.loaded = list.length;
     const vt = viewTeam(team, tasks);
@@ -162,6 +168,8 @@ class TeamPanel implements vscode.Disposable {
   private postDelta(team: Team, list: readonly Message[]): void {
     const changed: ViewMessage[] = [];
     for (const m of list) {
+      if (this.posted.get(m) === team) continue;
+      this.posted.set(m, team);
       const prev = this.sent.get(convKey(m));
       const v = viewMessage(m, team);
       const json = JSON.stringify(v);

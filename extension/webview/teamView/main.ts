@@ -341,6 +341,37 @@ function slot(v: ViewMessage): number {
   return lo;
 }
 
+/** Messages per page of the thread. Each page is `content-visibility: auto`: a page out of view is
+ * skipped whole, so what a frame lays out while scrolling does not grow with the history. */
+const PAGE = 100;
+/** Puts a new message before `before` (null: at the end), in its page, or a new one at a full
+ * page's edge. */
+function place(el: HTMLElement, before: HTMLElement | null): void {
+  const isPage = (e: Element | null): e is HTMLElement => !!e && e.classList.contains('page');
+  if (before) {
+    const page = before.parentElement!;
+    if (page.firstElementChild !== before || page.childElementCount < PAGE) {
+      page.insertBefore(el, before);
+      return;
+    }
+    const prev = page.previousElementSibling;
+    if (isPage(prev) && prev.childElementCount < PAGE) {
+      prev.append(el);
+      return;
+    }
+    const fresh = h('div', { class: 'page' });
+    page.before(fresh);
+    fresh.append(el);
+    return;
+  }
+  let last = thread.lastElementChild;
+  if (!isPage(last) || last.childElementCount >= PAGE) {
+    last = h('div', { class: 'page' });
+    thread.append(last);
+  }
+  last.append(el);
+}
+
 function upsert(v: ViewMessage): boolean {
   const old = els.get(v.key);
   const el = messageEl(v);
@@ -356,7 +387,7 @@ function upsert(v: ViewMessage): boolean {
   msgs.set(v.key, v);
   const before = i < order.length ? els.get(order[i])! : null;
   order.splice(i, 0, v.key);
-  thread.insertBefore(el, before);
+  place(el, before);
   els.set(v.key, el);
   linkAnswers(v);
   return true;
@@ -540,6 +571,7 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
   switch (m.type) {
     case 'init':
       for (const el of els.values()) el.remove();
+      for (const page of thread.querySelectorAll('.page')) page.remove();
       msgs.clear();
       els.clear();
       order = [];
