@@ -179,3 +179,27 @@ def test_the_tracker_before_the_start_is_a_clear_error(tmp_path: Path) -> None:
         _ = server.get_feature(A).tracker
     with pytest.raises(NotStarted, match="the server has not started"):
         server.require_tracker()
+
+
+def test_no_feature_imports_the_pygls_server_at_run_time() -> None:
+    """The first step to an answer before pygls is imported (issue 20 item 6): a feature
+    names `TeamInboxServer` (core.py, which subclasses pygls's LanguageServer) only for its
+    types, under TYPE_CHECKING, so the features can one day load on a pygls-free engine."""
+    import ast
+
+    import teaminbox.server.features as features_pkg
+
+    folder = Path(features_pkg.__file__).parent
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in tree.body:  # module level only: TYPE_CHECKING blocks are `If` nodes
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("core"):
+                found.append(f"{path.relative_to(folder)}: from {node.module}")
+            if isinstance(node, ast.Import) and any("pygls" in a.name for a in node.names):
+                found.append(f"{path.relative_to(folder)}: import pygls")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                ("pygls", "lsprotocol")
+            ):
+                found.append(f"{path.relative_to(folder)}: from {node.module}")
+    assert not found, found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...protocol import (
     ConversationParams,
     ForgetParams,
@@ -14,8 +16,10 @@ from ...protocol import (
     TeamsParams,
     TeamsResult,
 )
-from ..core import TeamInboxServer
 from ..feature import Feature
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ..core import TeamInboxServer
 
 
 class Inboxes(Feature):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ... import maintenance
 from ...discovery import Roster
 from ...model import Member, Message
 from ...protocol import CompactParams, CompactResult, DoctorResult, Empty
-from ..core import TeamInboxServer
 from ..feature import Feature
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ..core import TeamInboxServer
 
 
 class StateArchive:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ... import marking
 from ...protocol import DiscardParams, Marked, MarkParams
-from ..core import TeamInboxServer
 from ..feature import Feature
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ..core import TeamInboxServer
 
 
 class Marking(Feature):

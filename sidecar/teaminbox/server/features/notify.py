@@ -5,13 +5,15 @@ described there), once per message, never for a first look at an inbox.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...notify_policy import Waiting, decide
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
 from ...tracker import Change, Tracker, delivery_of
-from ..core import TeamInboxServer
 from ..feature import Feature, Outgoing
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ..core import TeamInboxServer
 
 
 class Notify(Feature):

@@ -27,7 +27,7 @@ import socket
 import struct
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -43,8 +43,10 @@ from ...protocol import (
     PermissionRequestsResult,
 )
 from ...transcripts import default_claude_dir
-from ..core import TeamInboxServer
 from ..feature import Feature
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ..core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")
 HOOK_KEY = "permission:"  # an item's key: this and the prompt's id

@@ -3,6 +3,8 @@ lock, and `teamInbox/tasksChanged` whenever a board's files change (tasks.py).""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from ...discovery import Roster
@@ -18,8 +20,10 @@ from ...protocol import (
 )
 from ...tasks import NoTaskBoard, TaskBoard
 from ...tracker import Change, Tracker
-from ..core import TeamInboxServer
 from ..feature import Feature, Outgoing
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ..core import TeamInboxServer
 
 
 def _named(tasks: list[Task], r: Roster | None) -> list[Task]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import orjson
@@ -17,10 +17,12 @@ from ....model import Activity, Member, Team
 from ....protocol import ActivityParams
 from ....tracker import Change, Tracker
 from ....transcripts import PRICES, WORKING_SECONDS, Price, TeamActivity
-from ...core import TeamInboxServer
 from ...feature import Feature, Outgoing
 from .follow import Follower, Result
 from .spec import Spec, answer_message, spec_of
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ...core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")
 POLL_SECONDS = 2.0  # a stat of every followed file at most this often (lost events)

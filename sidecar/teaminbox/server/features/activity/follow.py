@@ -9,15 +9,18 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
 from ....tracker import Change, Tracker
 from ....transcripts import Answer, Price, Session, TeamActivity, valid_session_id
 from ....watch import unwatch_folder, watch_folder
-from ...core import TeamInboxServer
 from ...feature import Outgoing
 from .spec import Spec
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ...core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")
 COALESCE_SECONDS = 0.02  # events within this are one pass

@@ -4,7 +4,7 @@ them and the items), its requests, and what it keeps between steps."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -23,13 +23,15 @@ from ....protocol import (
     MemberStateParams,
 )
 from ....tracker import Change
-from ...core import TeamInboxServer
 from ...feature import Feature, Outgoing
 from ..permissions import HOOK_KEY, Permissions, Prompts
 from . import plans, rules, states
 from .dismissals import Dismissals, dismissed_path
 from .unread import InboxScans
 from .views import RECENT, TeamView, same
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ...core import TeamInboxServer
 
 FULL_EVERY = 1.0  # seconds: every team re-derived at least this often (time moves on)
 

@@ -5,7 +5,7 @@ its lead, so there it is a message to the lead quoting the request (effect `aske
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -16,8 +16,10 @@ from ....errors import InvalidParams, TeamEnded, TeamInboxError
 from ....formats import get
 from ....protocol import AnswerPlanParams, AnswerPlanResult, PlanEffect
 from ....tracker import Tracker
-from ...core import TeamInboxServer
 from .views import owner_of
+
+if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+    from ...core import TeamInboxServer
 
 # (roster, member, request id, format, who answered it already)
 Target = tuple[Roster, str, str | None, str, str | None]
