@@ -263,6 +263,10 @@ class TeamInboxServer(LanguageServer):
 
         self.watcher = RootWatcher(Hints(registry().values(), forward))
         try:
+            # watched before the first scan reads: a team made while it reads (the extension
+            # host's first test, on a loaded machine) is an event and a rescan, not a wait
+            # for the periodic full scan a minute later
+            self.watcher.ensure(watch_plan(self.settings.roots))
             await self.rescan()
         except Exception:  # whatever the first scan hit, serve; the periodic rescan retries
             log.exception("the first scan failed")

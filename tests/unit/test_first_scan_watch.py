@@ -1,0 +1,58 @@
+"""A team made while the server's first scan reads is seen at once: the roots are watched
+before that scan, so the team's folder event asks for a rescan. Before, the watch began
+after the first scan, and such a team waited for the periodic full scan (60 s): the
+extension-host suites' first team timed out on a loaded CI machine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from teaminbox import tracker as tracker_module
+from teaminbox.server.core import TeamInboxServer
+
+
+def make_team(root: Path, name: str) -> None:
+    team = root / name
+    (team / "inboxes").mkdir(parents=True)
+    config = {"name": name, "members": [{"agentId": f"team-lead@{name}", "name": "team-lead"}]}
+    (team / "config.json").write_text(json.dumps(config))
+    (team / "inboxes" / "team-lead.json").write_text("[]")
+
+
+async def test_a_team_made_during_the_first_scan_is_listed_without_the_periodic_scan(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    root = tmp_path / "teams"
+    make_team(root, "alpha")
+    real = tracker_module.find_teams
+    made = []
+
+    def listing_then_a_new_team(roots: Any) -> Any:
+        found = real(roots)
+        if not made:  # the first scan's listing: a team appears right after it
+            make_team(root, "beta")
+            made.append(True)
+        return found
+
+    monkeypatch.setattr(tracker_module, "find_teams", listing_then_a_new_team)
+    server = TeamInboxServer()
+    server.configure(
+        {
+            "defaultRoots": False,
+            "roots": [f"claude={root}"],
+            "historyPath": str(tmp_path / "h.db"),
+        }
+    )
+    try:
+        tracker = await server.ensure_ready()
+        assert made and "claude:beta" not in tracker.rosters  # listed before beta was made
+        for _ in range(100):  # the periodic full scan is 60 s away: only the event can do it
+            if "claude:beta" in tracker.rosters:
+                break
+            await asyncio.sleep(0.05)
+        assert "claude:beta" in tracker.rosters
+    finally:
+        await server.stop()
