@@ -38,8 +38,14 @@ import orjson
 
 from teaminbox import store
 from teaminbox.errors import TeamInboxError
-from teaminbox.formats.claude import CLAUDE, ensure_claude_inbox
-from teaminbox.jsonio import dumps_indented
+from teaminbox.formats.claude import CLAUDE
+
+try:  # this tree (jsonio.py, ensure_claude_inbox in formats/claude.py)
+    from teaminbox.formats.claude import ensure_claude_inbox
+    from teaminbox.jsonio import dumps_indented
+except ImportError:  # an old build on PYTHONPATH (before 7918248's restructuring)
+    from teaminbox.formats import dumps_indented  # type: ignore[attr-defined,no-redef]
+    from teaminbox.store import ensure_claude_inbox  # type: ignore[attr-defined,no-redef]
 from teaminbox.locks import DirLock, PeerLock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
