@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import sys
@@ -42,22 +41,12 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
 
     server = build()
     codecache.save()  # every class is defined by now
-    _settle_gc()
     if tcp:
         host, port = parse_tcp(tcp)
         return transport.start_tcp(server, host, port, token_file)
     json = "stand-in (no orjson wheel: slower)" if getattr(orjson, "STANDIN", False) else "orjson"
     sys.stderr.write(f"teaminbox {__version__} sidecar, json: {json}\n")  # the editor's log
     return transport.start_io(server)
-
-
-def _settle_gc() -> None:
-    """The start's objects (every module, class and table, nearly all for good) go to the
-    collector's permanent generation, so that no collection walks them during the first
-    answers; they are the collector's again a while after the start (transport.py), and the
-    few cycles the imports left go with its next full collection. It runs from here on."""
-    gc.freeze()
-    gc.enable()
 
 
 def serve_main() -> int:

@@ -20,7 +20,6 @@ loopback needs `--allow-remote` (`cli.py`, with `loopback_problem`).
 from __future__ import annotations
 
 import asyncio
-import gc
 import hmac
 import ipaddress
 import json
@@ -48,7 +47,7 @@ log = logging.getLogger("teaminbox")
 MAX_FRAME = 64 * 1024 * 1024  # a bigger Content-Length is refused, never allocated
 MAX_HEADER = 8 * 1024  # a header block longer than this is garbage
 READ_SIZE = 64 * 1024
-GC_AFTER_START = 20.0  # seconds: then the start's objects are the collector's again (serve)
+SAVE_AFTER_START = 20.0  # seconds: then cattrs' code the first answers generated is kept
 AUTH_SECONDS = 10.0  # a TCP connection must initialize with its token within this
 AUTH_FRAME = 64 * 1024  # and in a frame no bigger than this (an initialize is ~1 KB)
 MAX_PENDING = 8  # connections waiting to authenticate; one more closes the oldest
@@ -229,7 +228,7 @@ async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading
                 return
 
     threading.Thread(target=pump, name="teaminbox-stdin", daemon=True).start()
-    loop.call_later(GC_AFTER_START, collect_start)
+    loop.call_later(SAVE_AFTER_START, codecache.save)
     framer = Framer()
     while not stop.is_set():
         data = await chunks.get()
@@ -237,15 +236,6 @@ async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading
             break
         for body in framer.feed(data):
             dispatch(server, framer, body)
-
-
-def collect_start() -> None:
-    """serve() froze the start's objects (none walked by a collection since): they go back
-    to the oldest generation, and what the imports left as garbage goes with the next full
-    collection, when the collector's own thresholds call one (not here: a full collection
-    on demand would stop the event loop while a big inbox's rows are in memory)."""
-    codecache.save()  # and cattrs' code the first answers generated (codecache.py)
-    gc.unfreeze()
 
 
 # --- TCP ------------------------------------------------------------------------------
@@ -512,7 +502,7 @@ class TcpServer:
         self.listener = await asyncio.start_server(self.connection, host, port)
         bound = self.listener.sockets[0].getsockname()[1]
         announce(bound)
-        asyncio.get_running_loop().call_later(GC_AFTER_START, collect_start)
+        asyncio.get_running_loop().call_later(SAVE_AFTER_START, codecache.save)
         async with self.listener:
             await self.done.wait()
 
