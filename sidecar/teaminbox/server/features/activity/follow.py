@@ -101,6 +101,8 @@ class Follower:
 
     def _fire(self) -> None:
         self.scheduled = False
+        if self.server.closing:  # a timer set before the stop: the history may be closed
+            return
         self.last_pass = asyncio.get_running_loop().time()
         self.server.spawn(self._pass())
 
@@ -126,7 +128,8 @@ class Follower:
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next event or poll tries again
-                log.exception("following session transcripts failed")
+                if not self.server.closing:  # a pass the stop cut short is no error
+                    log.exception("following session transcripts failed")
                 return
         more = {r.spec.team for r in results if r.more}
         if more:
