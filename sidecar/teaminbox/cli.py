@@ -21,7 +21,7 @@ import orjson
 
 from . import __version__, demo, hook, maintenance, marking, sending
 from .discovery import Roster, Settings, describe, find_teams, pick_team, resolve_team, roster
-from .errors import InvalidParams, TeamInboxError, TooLarge, UnknownTeam
+from .errors import InvalidParams, TeamInboxError, TooLarge, UnknownTeam, os_error_text
 from .formats.tasks_base import NoTaskBoard
 from .history import History, NotAHistory, default_path
 from .jsonio import dumps_any, dumps_indented
@@ -660,7 +660,7 @@ def _history(args: argparse.Namespace) -> Any:
     try:
         return History(path, strict=True)
     except (OSError, sqlite3.Error, NotAHistory) as err:
-        reason = _os_error(err) if isinstance(err, OSError) else str(err)
+        reason = os_error_text(err) if isinstance(err, OSError) else str(err)
         raise TeamInboxError(
             f"cannot open the history database {path or default_path()}: {reason}"
         ) from None
@@ -763,13 +763,6 @@ def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
-def _os_error(err: OSError) -> str:
-    """`PATH: reason`, without Python's `[Errno N]`."""
-    reason = err.strerror or str(err)
-    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
-    return f"{' -> '.join(paths)}: {reason}" if paths else reason
-
-
 def _drop_output() -> None:
     """stdout's reader has gone (`teaminbox teams | head -1`): whatever is left to print
     goes nowhere, so that neither this command nor the interpreter's exit complains."""
@@ -796,7 +789,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"teaminbox: {err.message}", err=True)
         return EXIT_ERROR
     except OSError as err:
-        _say(f"teaminbox: {_os_error(err)}", err=True)
+        _say(f"teaminbox: {os_error_text(err)}", err=True)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

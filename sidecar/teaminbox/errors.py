@@ -113,3 +113,10 @@ class TeamEnded(TeamInboxError):
     """The team's folder is gone: its messages are archived and read-only."""
 
     code = "team_ended"
+
+
+def os_error_text(err: OSError) -> str:
+    """`PATH: reason`, without Python's `[Errno N]` (the CLI's and `serve`'s wording)."""
+    reason = err.strerror or str(err)
+    paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: {reason}" if paths else reason

@@ -52,18 +52,16 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
 def serve_main() -> int:
     """`python -m teaminbox serve` (stdio), without the CLI's imports: its exit code, its
     errors said as the CLI says them."""
-    from ..errors import TeamInboxError
+    from ..errors import TeamInboxError, os_error_text
+    from ..termtext import visible
 
     try:
         return serve()
     except TeamInboxError as err:
-        sys.stderr.write(f"teaminbox: {err.message}\n")
+        sys.stderr.write(visible(f"teaminbox: {err.message}") + "\n")
         return 1
-    except OSError as err:  # as cli._os_error says it
-        paths = [str(p) for p in (err.filename, err.filename2) if p is not None]
-        reason = err.strerror or str(err)
-        where = f"{' -> '.join(paths)}: " if paths else ""
-        sys.stderr.write(f"teaminbox: {where}{reason}\n")
+    except OSError as err:
+        sys.stderr.write(visible(f"teaminbox: {os_error_text(err)}") + "\n")
         return 1
     except KeyboardInterrupt:
         return 130
