@@ -19,7 +19,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from functools import partial
 from typing import Any, TypeVar
@@ -211,17 +211,21 @@ class TeamInboxServer(LanguageServer):
             ]
         return found
 
-    def call_features(self, hook: str, *args: Any) -> list[tuple[Feature, Any]]:
+    def each_feature(self, hook: str, *args: Any) -> Iterator[tuple[Feature, Any]]:
         """Call `hook` on every feature in order, each on its own: an error is logged with
-        the feature's name and the others are called still. (feature, what it returned)
-        for each call that returned."""
-        out = []
+        the feature's name and the others are called still. Yields (feature, what it
+        returned) as each call returns, so a caller can act on it before the next runs."""
         for feature in self.with_hook(hook):
             try:
-                out.append((feature, getattr(feature, hook)(*args)))
+                out = getattr(feature, hook)(*args)
             except Exception:
                 log.exception("feature %s: %s failed", feature_name(feature), hook)
-        return out
+                continue
+            yield feature, out
+
+    def call_features(self, hook: str, *args: Any) -> list[tuple[Feature, Any]]:
+        """`each_feature`, every call made: (feature, what it returned) for each."""
+        return list(self.each_feature(hook, *args))
 
     def require_tracker(self) -> Tracker:
         """The tracker; NotStarted before the server started."""
@@ -348,15 +352,9 @@ class TeamInboxServer(LanguageServer):
             teams_changed, changes = step(tracker)
             if teams_changed or changes:
                 loop.call_soon_threadsafe(self.stir)
-            for feature in self.with_hook("publish"):
+            for _, out in self.each_feature("publish", teams_changed, changes):
                 # each feature's news leaves at once (didChange first): the next one's work
-                # (attention, member states) is no reason for a row to wait; one that raises
-                # is logged, and the others publish still
-                try:
-                    out = feature.publish(teams_changed, changes)
-                except Exception:
-                    log.exception("feature %s: publish failed", feature_name(feature))
-                    continue
+                # (attention, member states) is no reason for a row to wait
                 if out:
                     loop.call_soon_threadsafe(self._send, out)
                     loop.call_soon_threadsafe(self.stir)
