@@ -26,7 +26,7 @@ from .errors import (
 )
 from .fileio import listdir
 from .formats import InboxFormat, get, registry
-from .formats.tasks_base import STATUSES
+from .formats.tasks_base import board_statuses
 from .model import Member, Problem, Team
 from .store import messages, read
 from .timestamps import epoch
@@ -339,7 +339,7 @@ def describe(r: Roster, counts: bool = False) -> Team:
         id=team.id,
         format=team.format,
         format_name=team.fmt.label,
-        task_statuses=[s for s in STATUSES if board and s in board.statuses],
+        task_statuses=board_statuses(board),
         tasks_note=board.empty_note if board else "",
         name=name,
         dir=team.path,

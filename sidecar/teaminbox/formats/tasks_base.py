@@ -136,9 +136,14 @@ def replace_file(path: str, data: bytes, lock: PeerLock) -> None:
             pass
 
 
+def board_statuses(board: TaskBoard | None) -> list[str]:
+    """The wire statuses a board takes, in the wire's order (none without a board)."""
+    return [s for s in STATUSES if board is not None and s in board.statuses]
+
+
 def check_status(board: TaskBoard, status: str, extra: Iterable[str] = ()) -> None:
     if status not in board.statuses and status not in extra:
-        known = ", ".join(s for s in STATUSES if s in board.statuses)
+        known = ", ".join(board_statuses(board))
         raise InvalidParams(
             f"status {status!r} is not one {board.format} tasks take (statuses: {known})"
         )
