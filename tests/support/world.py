@@ -33,6 +33,21 @@ def write_json(path: Path, value: Any) -> bytes:
     return data
 
 
+def make_team(root: Path, name: str, members: list[str]) -> Path:
+    """A minimal Claude Code team folder under `root`: its config and an empty inbox a member."""
+    team = root / name
+    (team / "inboxes").mkdir(parents=True)
+    config = {
+        "name": name,
+        "leadAgentId": f"team-lead@{name}",
+        "members": [{"agentId": f"{m}@{name}", "name": m} for m in members],
+    }
+    (team / "config.json").write_text(json.dumps(config))
+    for m in members:
+        (team / "inboxes" / f"{m}.json").write_text("[]")
+    return team
+
+
 def tree(root: Path) -> dict[str, bytes | None]:
     """Every path under root with its bytes (None for directories)."""
     out: dict[str, bytes | None] = {}

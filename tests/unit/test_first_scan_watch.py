@@ -6,34 +6,26 @@ extension-host suites' first team timed out on a loaded CI machine."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
+from support.world import make_team
 from teaminbox import tracker as tracker_module
 from teaminbox.server.core import TeamInboxServer
-
-
-def make_team(root: Path, name: str) -> None:
-    team = root / name
-    (team / "inboxes").mkdir(parents=True)
-    config = {"name": name, "members": [{"agentId": f"team-lead@{name}", "name": "team-lead"}]}
-    (team / "config.json").write_text(json.dumps(config))
-    (team / "inboxes" / "team-lead.json").write_text("[]")
 
 
 async def test_a_team_made_during_the_first_scan_is_listed_without_the_periodic_scan(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     root = tmp_path / "teams"
-    make_team(root, "alpha")
+    make_team(root, "alpha", ["team-lead"])
     real = tracker_module.find_teams
     made = []
 
     def listing_then_a_new_team(roots: Any) -> Any:
         found = real(roots)
         if not made:  # the first scan's listing: a team appears right after it
-            make_team(root, "beta")
+            make_team(root, "beta", ["team-lead"])
             made.append(True)
         return found
 

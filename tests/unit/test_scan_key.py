@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from support.world import make_team
 from teaminbox import discovery, tracker
 from teaminbox.discovery import Root, Settings
 from teaminbox.history import History
@@ -31,20 +32,6 @@ def count_find_teams(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(tracker, "find_teams", counted)
     return calls
-
-
-def make_team(root: Path, name: str, members: list[str]) -> Path:
-    team = root / name
-    (team / "inboxes").mkdir(parents=True)
-    config = {
-        "name": name,
-        "leadAgentId": f"team-lead@{name}",
-        "members": [{"agentId": f"{m}@{name}", "name": m} for m in members],
-    }
-    (team / "config.json").write_text(json.dumps(config))
-    for m in members:
-        (team / "inboxes" / f"{m}.json").write_text("[]")
-    return team
 
 
 def backdate(root: Path) -> None:
