@@ -42,7 +42,7 @@ from watchdog.observers import Observer
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.entries import claude_entry  # noqa: E402 (nothing of teaminbox: fine for an old build)
 from teaminbox.formats import get
-from teaminbox.server import plain_converter
+from teaminbox.server.lsp import plain_converter
 from teaminbox.store import messages, parse
 
 try:  # the server's own load: a grown file parses only its tail (rows.py since the split)

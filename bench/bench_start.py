@@ -6,7 +6,7 @@ writes `initialize` at once (initializationOptions with the roots and the histor
 waits for its answer, writes `initialized` and `teamInbox/teams`, and stops the clock at
 the `teams` answer. Beside it, in the same run and in turn: the bare interpreter
 (`python -c pass`, spawn -> exit) and the old build (`--old`, a sidecar folder, e.g.
-`git archive 7918248 sidecar | tar -x -C /tmp/startup-old`).
+`git archive ec69fdc sidecar | tar -x -C /tmp/startup-old`, named by `--old-name`).
 
 Two ways to start, each build with its own bytecode folder (PYTHONPYCACHEPREFIX):
 - bytecode: the folder filled by a first start, as the extension keeps it in its storage
@@ -47,55 +47,61 @@ SECTION = "## Start (issue 20)"
 # Where a start's CPU goes, phase by phase, in one process as `__main__` and `serve` do it
 # (each phase's imports counted where first needed; libraries before ours).
 BREAKDOWN = r"""
-import gc, sys, time
+import sys, time
 P = time.process_time
 marks = [("interpreter+site", P())]
-NEW = sys.argv[3] == "new"
-if NEW:  # as the new __main__ does for serve
-    gc.disable()
 from teaminbox import codecache; codecache.install()
 marks.append(("codecache.install (attr, cattrs, the cache file)", P()))
-if not NEW:  # the old __main__ went through the CLI
-    import teaminbox.cli
-marks.append(("teaminbox.cli (old: every command's modules)", P()))
+import os  # new: the router (found without importing teaminbox.server, which imports the rest)
+ROUTER = os.path.exists(os.path.join(os.path.dirname(codecache.__file__), "server", "router.py"))
 import asyncio, json, uuid, dataclasses, inspect, logging, sqlite3, platformdirs, filelock  # stdlib etc.
 import orjson
 marks.append(("stdlib + orjson + sqlite3 + platformdirs/filelock", P()))
 import cattrs, attrs, cattrs.gen
-marks.append(("cattrs (new: in codecache.install)", P()))
-import lsprotocol.types
-marks.append(("lsprotocol.types", P()))
-import pygls.lsp.server, pygls.protocol, pygls.exceptions
-marks.append(("pygls (rest)", P()))
+marks.append(("cattrs", P()))
+if not ROUTER:
+    import lsprotocol.types
+marks.append(("lsprotocol.types (new: after the answer)", P()))
+if not ROUTER:
+    import pygls.lsp.server, pygls.protocol, pygls.exceptions
+marks.append(("pygls (rest) (new: after the answer)", P()))
 import watchdog.observers, watchdog.events
 marks.append(("watchdog", P()))
 import teaminbox.tracker, teaminbox.protocol, teaminbox.discovery, teaminbox.history, teaminbox.watch
 marks.append(("teaminbox core modules (tracker, history, discovery, formats, model, protocol, rows, store, watch...)", P()))
 import teaminbox.server.core, teaminbox.server.transport
-marks.append(("server.core, transport, encoder", P()))
+marks.append(("server.core, transport, encoder (new: + router)", P()))
 import teaminbox.server.features
 marks.append(("server.features (+transcripts, hook, sessions, sending, member_state...)", P()))
 from teaminbox.server import build, transport
 s = build(); codecache.save()
-if NEW:
-    gc.freeze(); gc.enable()
-marks.append(("build() (pygls server, features setup)", P()))
+marks.append(("build() (old: the pygls server; features setup)", P()))
 out = []
 class W:
     def write(self, d): out.append(d)
     def close(self): pass
-import threading
-s.protocol.set_writer(W()); s._stop_event = threading.Event()
 root, hist = sys.argv[1], sys.argv[2]
 init = {'jsonrpc':'2.0','id':0,'method':'initialize','params':{'processId':1,'clientInfo':{'name':'Team Inbox'},'rootUri':None,'capabilities':{},'initializationOptions':{'defaultRoots':False,'roots':[f'claude={root}'],'historyPath':hist}}}
+initialized = {'jsonrpc':'2.0','method':'initialized','params':{}}
+teams = {'jsonrpc':'2.0','id':1,'method':'teamInbox/teams','params':{}}
 async def main():
-    transport.handle(s, init)
+    if ROUTER:
+        from teaminbox.server.router import Router
+        r = Router(s); r.set_writer(W()); route = r.route
+    else:
+        import threading
+        s.protocol.set_writer(W()); s._stop_event = threading.Event()
+        route = lambda raw: transport.handle(s, raw)
+    route(init)
     while not out: await asyncio.sleep(0.0005)
-    marks.append(("initialize (pygls: params structured, capabilities, result)", P()))
-    transport.handle(s, {'jsonrpc':'2.0','method':'initialized','params':{}})
-    transport.handle(s, {'jsonrpc':'2.0','id':1,'method':'teamInbox/teams','params':{}})
+    marks.append(("initialize (old: pygls structures the params, builds the capabilities)", P()))
+    route(initialized); route(teams)
     while not any(b'"id":1' in d for d in out): await asyncio.sleep(0.0005)
     marks.append(("initialized + teams (history created, scan, publishers, answer)", P()))
+    if ROUTER:
+        while r.lsp is None: await asyncio.sleep(0.0005)
+        codecache.save()  # as the router does after the hand-over
+    marks.append(("AFTER the first answer: pygls loaded, handed over (new only)", P()))
 asyncio.run(main())
 print(json.dumps([(n, round(1000*(t - marks[i-1][1]) if i else 1000*t, 1)) for i, (n, t) in enumerate(marks)]))
 """
@@ -264,6 +270,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--old", required=True, help="the old build's sidecar folder")
+    ap.add_argument("--old-name", default="old", help="the old build's name in the text")
     ap.add_argument("--new", default=str(REPO / "sidecar"))
     ap.add_argument("--runs", type=int, default=15, help="starts of each build and mode")
     ap.add_argument("--breakdown", type=int, default=7, help="in-process CPU breakdowns")
@@ -331,19 +338,22 @@ def main() -> None:
         )
     phases = []
     if args.breakdown:
-        for i, (name, _) in enumerate(cpu["new"][0]):
+        for i, (name, _) in enumerate(cpu["new"][0][:-1]):
             o = statistics.median(run[i][1] for run in cpu["old"])
             n = statistics.median(run[i][1] for run in cpu["new"])
             phases.append(f"| {name} | {o:.0f} | {n:.0f} |")
-        o = statistics.median(sum(p[1] for p in run) for run in cpu["old"])
-        n = statistics.median(sum(p[1] for p in run) for run in cpu["new"])
-        phases.append(f"| **total** | **{o:.0f}** | **{n:.0f}** |")
+        o = statistics.median(sum(p[1] for p in run[:-1]) for run in cpu["old"])
+        n = statistics.median(sum(p[1] for p in run[:-1]) for run in cpu["new"])
+        phases.append(f"| **total to the first answer** | **{o:.0f}** | **{n:.0f}** |")
+        late = statistics.median(run[-1][1] for run in cpu["new"])
+        phases.append(f"| after the first answer: pygls loaded, handed over | - | {late:.0f} |")
     same = "identical in every run" if not differ else f"DIFFERENT in {', '.join(differ)}"
     text = "\n".join(
         [
             SECTION,
             "",
-            f"`.venv/bin/python bench/bench_start.py --old <7918248's sidecar> --runs {args.runs}`,"
+            f"`.venv/bin/python bench/bench_start.py --old <{args.old_name}'s sidecar>"
+            f" --runs {args.runs} --breakdown {args.breakdown}`,"
             f" {began}, {minutes:.1f} min. Spawn of `python -m teaminbox serve` -> the first"
             " `teamInbox/teams` answer, asked as the extension asks (`initialize` with"
             " initializationOptions at once, its answer, then `initialized` and `teams`); three"
@@ -357,7 +367,7 @@ def main() -> None:
             f" bare interpreter. The `teams` answers (teams, members, states: {', '.join(states)})"
             f" of new and old: {same}.",
             "",
-            "| start from | bare `python -c pass` ms | old (7918248) ms | new ms | new / old"
+            f"| start from | bare `python -c pass` ms | old ({args.old_name}) ms | new ms | new / old"
             " | old x bare | new x bare | spawn -> initialize answered ms, old / new |",
             "|---|---|---|---|---|---|---|---|",
             *rows,

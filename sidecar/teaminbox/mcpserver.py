@@ -26,7 +26,6 @@ import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
-from pygls.exceptions import JsonRpcException
 
 from . import __version__
 from .discovery import Settings
@@ -56,18 +55,11 @@ class Failure(Exception):
         self.message = message
 
 
-class Headless(TeamInboxServer):
-    """The JSON-RPC server with no client: what it would push goes nowhere (the tools ask)."""
-
-    def notify(self, method: str, params: Any) -> None:
-        pass
-
-
 class Backend:
     """The server's features, called as its client would call them."""
 
     def __init__(self, settings: Settings, history: str | None) -> None:
-        self.server = Headless()
+        self.server = TeamInboxServer()  # no writer: what it would push goes nowhere
         for feature in FEATURES:
             feature.setup(self.server)
         self.server.settings = settings
@@ -97,14 +89,10 @@ class Backend:
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         """A request as the JSON-RPC server answers it (camelCase dicts)."""
         await self.tracker()
-        handler = self.server.protocol.fm.features[method]
         try:
-            return await handler(params)
-        except JsonRpcException as err:
-            cause = err.__cause__
-            raise Failure(
-                cause.message if isinstance(cause, TeamInboxError) else err.message
-            ) from err
+            return await self.server.handlers[method](params)
+        except TeamInboxError as err:
+            raise Failure(err.message) from err
 
     async def query(self, fn: Callable[[Tracker], T]) -> T:
         """A tracker query, on the server's state thread like every other."""
@@ -119,7 +107,7 @@ class Backend:
             await self.server.stop()
         elif self._ready is not None:
             self._ready.cancel()
-        self.server.thread_pool.shutdown(wait=False)
+        self.server.shutdown()
 
 
 # --- what the tools give back ---------------------------------------------------------------

@@ -20,7 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from support.entries import claude_entry
-from teaminbox.server import plain_converter
+from teaminbox.server.lsp import plain_converter
 
 
 def make_client() -> LanguageClient:

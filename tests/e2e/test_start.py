@@ -1,7 +1,8 @@
 """The fast start (issue 20 item 6): `python -m teaminbox serve` skips the CLI's imports,
-freezes the start's objects for the collector and reuses attrs' and cattrs' generated
-code. Its first answer is the one the CLI's path gives (same teams, same states), from
-bytecode and from source, and it serves everything after it."""
+answers the first messages before pygls is imported (server/router.py) and reuses attrs'
+and cattrs' generated code. Its first answers are the ones the CLI's path gives and the
+ones pygls gives when it serves from the first message (same teams, same states), from
+bytecode and from source, and it serves everything after them."""
 
 from __future__ import annotations
 
@@ -20,6 +21,17 @@ from lsp_session import make_home, options, write_json
 SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
 FAST = ["-m", "teaminbox", "serve"]
 CLI = ["-c", "import sys; from teaminbox.cli import main; sys.exit(main(['serve']))"]
+# pygls from the first message on, as before the router: the reference for the early answers
+PYGLS = [
+    "-c",
+    "import sys; from teaminbox.server import router, serve_main, transport\n"
+    "class Eager(router.Router):\n"
+    "    def __init__(self, core):\n"
+    "        super().__init__(core)\n"
+    "        self.load_now()\n"
+    "transport.Router = Eager\n"
+    "sys.exit(serve_main())",
+]
 
 
 def frame(obj: Any) -> bytes:
@@ -165,7 +177,9 @@ def test_the_first_answer_is_the_cli_paths_and_everything_after_it(
         assert list((pycache / "teaminbox").glob("attrs-code.*.marshal"))
     fast = first_answers(FAST, pycache, home, "fast")
     cli = first_answers(CLI, None, home, "cli")
+    pygls = first_answers(PYGLS, None, home, "pygls")
     assert json.dumps(fast, sort_keys=True) == json.dumps(cli, sort_keys=True)
+    assert json.dumps(fast, sort_keys=True) == json.dumps(pygls, sort_keys=True)
     states = {m["name"]: (m.get("state") or {}).get("kind") for m in fast[0]["teams"][0]["members"]}
     assert any(states.values()), states  # the answer carries states to compare
 

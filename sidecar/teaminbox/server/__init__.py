@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 
-from .core import TeamInboxServer, plain_converter
+from .core import TeamInboxServer
 
 
 def build() -> TeamInboxServer:
@@ -28,7 +28,6 @@ def parse_tcp(spec: str) -> tuple[str, int]:
 
 def serve(tcp: str | None = None, token_file: str | None = None) -> int:
     """Serve over stdio, or over TCP (one client with the token); the exit code."""
-    from .. import codecache
     from . import transport
 
     logging.basicConfig(
@@ -39,8 +38,7 @@ def serve(tcp: str | None = None, token_file: str | None = None) -> int:
 
     from .. import __version__
 
-    server = build()
-    codecache.save()  # every class is defined by now
+    server = build()  # codecache is saved once pygls is loaded too (router.py)
     if tcp:
         host, port = parse_tcp(tcp)
         return transport.start_tcp(server, host, port, token_file)
@@ -67,4 +65,4 @@ def serve_main() -> int:
         return 130
 
 
-__all__ = ["TeamInboxServer", "build", "parse_tcp", "plain_converter", "serve", "serve_main"]
+__all__ = ["TeamInboxServer", "build", "parse_tcp", "serve", "serve_main"]

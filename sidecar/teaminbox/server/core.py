@@ -1,5 +1,8 @@
 """The server's core: lifecycle, the state thread, watching, and handler registration.
 
+No pygls here: the first answers leave before pygls is imported (router.py), and pygls
+(lsp.py) takes over the same core once it is loaded.
+
 All inbox state lives in one Tracker touched only by the single "state" thread
 (`in_state`); work that may wait on a peer's lock runs in the pool (`in_pool`)
 and never on the state thread; the event loop only routes messages. Requests'
@@ -20,22 +23,10 @@ import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-import cattrs
-from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import default_converter
-from pygls.protocol.json_rpc import (
-    JsonRPCNotification,
-    JsonRPCRequestMessage,
-    JsonRPCResponseMessage,
-)
-
-from .. import __version__
 from ..discovery import Settings, watch_plan, watch_roots
 from ..errors import InvalidParams, TeamInboxError
 from ..formats import registry
@@ -46,7 +37,7 @@ from ..render import wire_converter
 from ..rows import Rows, load_rows
 from ..tracker import Change, InboxState, Tracker
 from ..watch import Debouncer, Hints, RootWatcher
-from .encoder import TeamInboxProtocol
+from .encoder import frame
 from .feature import Feature, NotStarted, Outgoing, feature_name, order
 
 log = logging.getLogger("teaminbox")
@@ -72,17 +63,15 @@ BIG_STEP = 200  # messages compared and archived in one state-thread step
 FLUSH_STEP = 8
 
 
-def plain_converter() -> cattrs.Converter:
-    """Leave custom methods' params and results as plain dicts (pygls makes namedtuples)."""
-    conv: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+Handler = Callable[[Any], Awaitable[Any]]  # raw params -> the plain result (TeamInboxError)
 
-    def keep(obj: dict[str, Any], cls: type) -> Any:
-        return cls(**obj)
 
-    conv.register_structure_hook(JsonRPCRequestMessage, keep)
-    conv.register_structure_hook(JsonRPCNotification, keep)
-    conv.register_structure_hook(JsonRPCResponseMessage, keep)
-    return conv
+class Writer(Protocol):
+    """Where framed messages go (stdout, or the TCP connection); pygls's writer too."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class StateThread:
@@ -119,21 +108,17 @@ class StateThread:
                 future.set_exception(err)
 
 
-def rpc_error(err: TeamInboxError) -> JsonRpcException:
-    data = {"code": err.code}
-    if isinstance(err, InvalidParams):
-        return JsonRpcInvalidParams(message=err.message, data=data)
-    return JsonRpcException(code=-32001, message=err.message, data=data)
+def error_of(err: TeamInboxError) -> dict[str, Any]:
+    """A TeamInboxError as a JSON-RPC error: invalid params, or -32001 with its code."""
+    code = -32602 if isinstance(err, InvalidParams) else -32001
+    return {"code": code, "message": err.message, "data": {"code": err.code}}
 
 
-class TeamInboxServer(LanguageServer):
+class TeamInboxServer:
     def __init__(self) -> None:
-        super().__init__(
-            "teaminbox",
-            __version__,
-            converter_factory=plain_converter,
-            protocol_cls=TeamInboxProtocol,
-        )
+        self.handlers: dict[str, Handler] = {}
+        self.writer: Writer | None = None
+        self.pool = ThreadPoolExecutor(thread_name_prefix="teaminbox-pool")
         self.options = InitializationOptions()
         self.settings = Settings()
         self.state = StateThread()
@@ -148,35 +133,37 @@ class TeamInboxServer(LanguageServer):
         self._stirred = time.monotonic()  # the last event, change or request (the ticks)
         self._wake: asyncio.Event | None = None
         self.closing = False
-        self.feature(types.INITIALIZE)(_initialize)
-        self.feature(types.INITIALIZED)(_initialized)
-        self.feature(types.SHUTDOWN)(_shutdown)
 
     # --- registration ---------------------------------------------------------------------
 
     def request(
         self, method: str
     ) -> Callable[[Callable[[TeamInboxServer, Any], Awaitable[Any]]], Any]:
-        """Register a handler: params structured to the method's class, errors mapped."""
+        """Register a handler: raw params structured to the method's class, the result made
+        plain for the wire; a TeamInboxError is the caller's to answer (`error_of`)."""
         spec = METHODS[method]
 
         def register(fn: Callable[[TeamInboxServer, Any], Awaitable[Any]]) -> Any:
-            async def run(ls: TeamInboxServer, raw: Any) -> Any:
-                ls.stir()
-                try:
-                    params = structure(raw, spec.params)
-                    await ls.ensure_ready()
-                    return wire_converter.unstructure(await fn(ls, params))
-                except TeamInboxError as err:
-                    raise rpc_error(err) from err
+            async def run(raw: Any) -> Any:
+                self.stir()
+                params = structure(raw, spec.params)
+                await self.ensure_ready()
+                return wire_converter.unstructure(await fn(self, params))
 
-            self.feature(method)(run)
+            self.handlers[method] = run
             return fn
 
         return register
 
     def notify(self, method: str, params: Any) -> None:
-        self.protocol.notify(method, wire_converter.unstructure(params))
+        """Send a notification (the event loop only: one writer, whole frames)."""
+        self.write(
+            {"jsonrpc": "2.0", "method": method, "params": wire_converter.unstructure(params)}
+        )
+
+    def write(self, message: dict[str, Any]) -> None:
+        if self.writer is not None:
+            self.writer.write(frame(message))
 
     # --- features -------------------------------------------------------------------------
 
@@ -277,9 +264,9 @@ class TeamInboxServer(LanguageServer):
         self.spawn(self._periodic())
         self.call_features("started")
 
-    def shutdown(self) -> None:  # pygls: the client is gone (or exit)
+    def shutdown(self) -> None:  # the client is gone (or exit)
         self.closing = True
-        super().shutdown()  # type: ignore[no-untyped-call]
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     async def stop(self) -> None:
         self.closing = True
@@ -317,7 +304,7 @@ class TeamInboxServer(LanguageServer):
         return await asyncio.wrap_future(self.state.submit(fn, background))
 
     async def in_pool(self, fn: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.thread_pool, fn)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
 
     def on_state(self, fn: Callable[[], T], background: bool = False) -> T:
         """From a pool thread: run `fn` on the state thread and wait for it."""
@@ -436,18 +423,3 @@ class TeamInboxServer(LanguageServer):
                     await self.in_state(self.tracker.history.prune)
             except Exception:  # keep watching whatever one scan hit
                 log.exception("rescan failed")
-
-
-def _initialize(ls: TeamInboxServer, params: types.InitializeParams) -> None:
-    try:
-        ls.configure(params.initialization_options)
-    except TeamInboxError as err:
-        raise rpc_error(err) from err
-
-
-async def _initialized(ls: TeamInboxServer, params: types.InitializedParams) -> None:
-    await ls.ensure_ready()
-
-
-async def _shutdown(ls: TeamInboxServer, params: Any) -> None:
-    await ls.stop()

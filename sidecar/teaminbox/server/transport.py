@@ -36,11 +36,12 @@ from functools import partial
 from typing import Any, BinaryIO
 
 import platformdirs
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
 
 from .. import codecache
 from ..errors import TeamInboxError
 from .core import TeamInboxServer
+from .encoder import response
+from .router import Router
 
 log = logging.getLogger("teaminbox")
 
@@ -148,37 +149,21 @@ class Framer:
         return length, ""
 
 
-def dispatch(server: TeamInboxServer, framer: Framer, body: bytes) -> None:
-    """Hand one frame's body to pygls; a body that is no JSON-RPC message is reported."""
+def dispatch(router: Router, framer: Framer, body: bytes) -> None:
+    """Route one frame's body; a body that is no JSON is reported."""
     try:
         raw = json.loads(body)
     except ValueError as err:  # not UTF-8, or not JSON: the length lied, or garbage
         framer.bad(f"{len(body)} bytes that are not JSON: {err}")
         return
-    handle(server, raw)
-
-
-def handle(server: TeamInboxServer, raw: Any) -> None:
-    protocol = server.protocol
-    try:
-        if not isinstance(raw, dict):
-            raise JsonRpcInvalidRequest("a JSON-RPC message is an object")
-        # The hook pygls passes to json.loads; only the outer object is a message.
-        message = protocol.structure_message(raw)
-        protocol.handle_message(message)
-    except Exception as err:
-        log.error("cannot handle a message from the client: %s", err)
-        if isinstance(raw, dict) and "method" in raw and "id" in raw:
-            exc = err if isinstance(err, JsonRpcException) else JsonRpcInternalError(str(err))
-            protocol._send_response(raw["id"], None, exc.to_response_error())
+    router.route(raw)
 
 
 def error_frame(msg_id: Any, message: str, code: int = -32001, data: Any = None) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
-    body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return response(msg_id, error=error)
 
 
 # --- stdio ----------------------------------------------------------------------------
@@ -186,12 +171,12 @@ def error_frame(msg_id: Any, message: str, code: int = -32001, data: Any = None)
 
 def start_io(server: TeamInboxServer, stdin: BinaryIO | None = None) -> int:
     """Serve over stdin/stdout until the client exits or closes stdin; the exit code."""
-    server._stop_event = stop = threading.Event()  # pygls's shutdown() sets it
-    server.protocol.set_writer(_Stdout(sys.stdout.buffer))
+    router = Router(server)
+    router.set_writer(_Stdout(sys.stdout.buffer))
     source = stdin or sys.stdin.buffer
     code = 0
     try:
-        asyncio.run(_read_stdio(server, source, stop))
+        asyncio.run(_read_stdio(router, source))
     except BrokenPipeError:
         log.error("the client's end of stdout closed: stopping")
     except SystemExit as done:  # `exit` (after `shutdown`: 0)
@@ -199,11 +184,11 @@ def start_io(server: TeamInboxServer, stdin: BinaryIO | None = None) -> int:
     except KeyboardInterrupt:
         code = 130
     finally:
-        server.shutdown()
+        router.shutdown()
     return code
 
 
-async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading.Event) -> None:
+async def _read_stdio(router: Router, source: BinaryIO) -> None:
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue(maxsize=4)
 
@@ -230,12 +215,9 @@ async def _read_stdio(server: TeamInboxServer, source: BinaryIO, stop: threading
     threading.Thread(target=pump, name="teaminbox-stdin", daemon=True).start()
     loop.call_later(SAVE_AFTER_START, codecache.save)
     framer = Framer()
-    while not stop.is_set():
-        data = await chunks.get()
-        if not data:
-            break
+    while data := await chunks.get():
         for body in framer.feed(data):
-            dispatch(server, framer, body)
+            dispatch(router, framer, body)
 
 
 # --- TCP ------------------------------------------------------------------------------
@@ -363,8 +345,8 @@ class _ConnWriter:
 
 
 class TcpServer:
-    def __init__(self, server: TeamInboxServer, token: str) -> None:
-        self.server = server
+    def __init__(self, router: Router, token: str) -> None:
+        self.router = router
         self.token = token
         self.session: asyncio.StreamWriter | None = None
         self.listener: asyncio.Server | None = None
@@ -403,7 +385,7 @@ class TcpServer:
                     return
                 for body in framer.feed(data):
                     if authed:
-                        dispatch(self.server, framer, body)
+                        dispatch(self.router, framer, body)
                     elif bad:
                         break
                     elif not await self.authenticate(writer, body):
@@ -475,8 +457,8 @@ class TcpServer:
             await self.refuse(writer, msg_id, "another client is connected: one at a time")
             return False
         self.session = writer
-        self.server.protocol.set_writer(_ConnWriter(writer))
-        handle(self.server, raw)
+        self.router.set_writer(_ConnWriter(writer))
+        self.router.route(raw)
         return True
 
     async def refuse(
@@ -512,7 +494,8 @@ def start_tcp(server: TeamInboxServer, host: str, port: int, token_file: str | N
     given = given_token(token_file)
     token = given or secrets.token_urlsafe(32)
     written: list[str] = []
-    server._stop_event = threading.Event()
+    router = Router(server)
+    router.load_now()
 
     def announce(bound: int) -> None:
         where = ""
@@ -526,7 +509,7 @@ def start_tcp(server: TeamInboxServer, host: str, port: int, token_file: str | N
             flush=True,
         )
 
-    tcp = TcpServer(server, token)
+    tcp = TcpServer(router, token)
     code = 0
     try:
         asyncio.run(tcp.run(host, port, announce))
@@ -536,7 +519,7 @@ def start_tcp(server: TeamInboxServer, host: str, port: int, token_file: str | N
     except KeyboardInterrupt:
         code = 130
     finally:
-        server.shutdown()
+        router.shutdown()
         for path in written:
             try:
                 os.unlink(path)

@@ -1,0 +1,185 @@
+"""The router (server/router.py): the first answers leave before pygls is imported, pygls
+serves everything after it, and what came for pygls before it loaded is handed to it in
+order. Each case runs in a fresh interpreter, where nothing has imported pygls yet."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from support.world import make_team
+from teaminbox.server import build
+from teaminbox.server.lsp import LspServer, handle
+from teaminbox.server.router import initialize_result
+
+SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
+
+# The script's part: a Router over the real core, a writer that records each message with
+# whether pygls was imported when it was written.
+RUN = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from teaminbox.server import build
+    from teaminbox.server.router import Router
+
+    out = []
+
+    class Writer:
+        def write(self, data):
+            body = json.loads(data.split(b"\\r\\n\\r\\n", 1)[1])
+            out.append({"msg": body, "pygls": "pygls" in sys.modules})
+
+        def close(self):
+            pass
+
+    def answered(msg_id):
+        return next((o for o in out if o["msg"].get("id") == msg_id), None)
+
+    async def wait(msg_id):
+        for _ in range(3000):
+            if answered(msg_id):
+                return
+            await asyncio.sleep(0.01)
+        raise SystemExit(f"no answer to {msg_id}")
+
+    async def main(steps):
+        router = Router(build())
+        router.set_writer(Writer())
+        for step in steps:
+            if "wait" in step:
+                await wait(step["wait"])
+            else:
+                router.route(step)
+        await router.core.stop()
+        print(json.dumps({"out": out, "loaded": router.lsp is not None}))
+
+    asyncio.run(main(json.loads(sys.argv[1])))
+    """
+)
+
+
+def run(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, json.dumps(steps)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(SIDECAR), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    return result["out"], result["loaded"]
+
+
+def request(msg_id: int, method: str, params: Any = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params or {}}
+
+
+def init(root: Path) -> dict[str, Any]:
+    opts = {
+        "defaultRoots": False,
+        "roots": [f"claude={root}"],
+        "historyPath": str(root.parent / "h.db"),
+    }
+    return request(
+        1, "initialize", {"processId": None, "capabilities": {}, "initializationOptions": opts}
+    )
+
+
+def by_id(out: list[dict[str, Any]], msg_id: int) -> dict[str, Any]:
+    return next(o for o in out if o["msg"].get("id") == msg_id)
+
+
+def test_the_first_answers_leave_before_pygls_and_pygls_serves_the_rest(tmp_path: Path) -> None:
+    root = tmp_path / "teams"
+    make_team(root, "alpha", ["team-lead", "tester"])
+    out, loaded = run(
+        [
+            init(root),
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            request(2, "teamInbox/teams"),
+            {"wait": 2},
+            request(3, "no/such"),
+            {"wait": 3},
+            request(4, "teamInbox/teams"),
+            {"wait": 4},
+        ]
+    )
+    first, again = by_id(out, 2), by_id(out, 4)
+    assert not by_id(out, 1)["pygls"] and not first["pygls"]  # answered by the core itself
+    assert [t["name"] for t in first["msg"]["result"]["teams"]] == ["alpha"]
+    assert loaded and again["pygls"]  # and then by pygls, with the same answer
+    assert again["msg"]["result"] == first["msg"]["result"]
+    assert by_id(out, 3)["msg"]["error"]["code"] == -32601  # pygls's: no such method
+
+
+def test_what_comes_for_pygls_before_it_loads_waits_in_order(tmp_path: Path) -> None:
+    root = tmp_path / "teams"
+    root.mkdir()
+    out, loaded = run(
+        [
+            request(1, "no/such"),
+            request(2, "nor/this"),
+            init(root) | {"id": 3},
+            {"wait": 2},
+            {"wait": 3},
+        ]
+    )
+    assert loaded
+    errors = [o["msg"]["id"] for o in out if "error" in o["msg"]]
+    assert errors == [1, 2]  # both answered by pygls, in the order sent
+    assert "capabilities" in by_id(out, 3)["msg"]["result"]
+
+
+def test_a_core_error_is_the_same_error_on_either_path(tmp_path: Path) -> None:
+    root = tmp_path / "teams"
+    root.mkdir()
+    bad = {"team": "claude:nope", "inbox": "x"}
+    out, _ = run(
+        [
+            init(root),
+            request(2, "teamInbox/messages", bad),
+            {"wait": 2},
+            request(3, "no/such"),  # loads pygls
+            {"wait": 3},
+            request(4, "teamInbox/messages", bad),
+            {"wait": 4},
+            request(5, "teamInbox/messages", {"team": 5}),
+            {"wait": 5},
+        ]
+    )
+    early, late = by_id(out, 2), by_id(out, 4)
+    assert not early["pygls"] and late["pygls"]
+    assert early["msg"]["error"] == late["msg"]["error"]
+    assert early["msg"]["error"]["data"]["code"] == "unknown_team"
+    assert by_id(out, 5)["msg"]["error"]["code"] == -32602  # invalid params, by pygls
+
+
+def test_the_initialize_answer_is_pygls_own() -> None:
+    """The router answers `initialize` as pygls does for this server (the extension's params)."""
+    lsp = LspServer(build())
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            written.append(data)
+
+        def close(self) -> None:
+            pass
+
+    lsp.protocol.set_writer(Writer())
+    params = {
+        "processId": 1234,
+        "clientInfo": {"name": "Team Inbox"},
+        "rootUri": None,
+        "capabilities": {},
+        "initializationOptions": {"defaultRoots": False, "roots": []},
+    }
+    handle(lsp, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+    answer = json.loads(written[0].split(b"\r\n\r\n", 1)[1])
+    assert answer["result"] == initialize_result()
+    lsp.shutdown()
