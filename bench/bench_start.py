@@ -8,11 +8,13 @@ the `teams` answer. Beside it, in the same run and in turn: the bare interpreter
 (`python -c pass`, spawn -> exit) and the old build (`--old`, a sidecar folder, e.g.
 `git archive ec69fdc sidecar | tar -x -C /tmp/startup-old`, named by `--old-name`).
 
-Two ways to start, each build with its own bytecode folder (PYTHONPYCACHEPREFIX):
-- bytecode: the folder filled by a first start, as the extension keeps it in its storage
-  (every module's .pyc and codecache.py's attrs code are there);
-- source: an empty folder and PYTHONDONTWRITEBYTECODE=1: every module, the libraries'
-  too, compiled from source at each start (the extension's first start).
+Two ways to start, each build as its own extension spawns it (`env_for`):
+- bytecode: a later start: what a first start wrote is there (the modules' bytecode, and
+  codecache.py's attrs code in the build's folder of the extension's storage);
+- first: the extension's first-ever start: the build's sidecar and the bundled libraries
+  copied without any bytecode (as the .vsix holds them), nothing written. The old extension
+  set PYTHONPYCACHEPREFIX to an empty folder there, so the standard library compiled too;
+  the new one sets no prefix (the standard library's own bytecode is used).
 
 Each start's `teams` answer is compared with the old build's: the same teams and the
 same states, or the bench says which differ.
@@ -241,16 +243,58 @@ def make_teams(root: Path) -> None:
         (inboxes / "user.json").write_bytes(dumps([make_entry(20, 200, "team-lead")]))
 
 
-def env_for(sidecar: str, pycache: Path, source: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEAMINBOX_")}
-    env["PYTHONPATH"] = sidecar
-    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+LIBS = (  # what the .vsix bundles (extension/bundle-python.sh), copied for a first start
+    "attr", "attrs", "cattr", "cattrs", "exceptiongroup", "filelock", "lsprotocol", "orjson",
+    "platformdirs", "pygls", "typing_extensions", "watchdog",
+)  # fmt: skip
+
+
+def no_bytecode_copy(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+def bundle(tmp: Path) -> Path:
+    """The libraries as the .vsix holds them: sources only, no bytecode."""
+    import importlib.util
+
+    libs = tmp / "libs"
+    libs.mkdir()
+    for name in LIBS:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            continue
+        origin = Path(spec.origin)
+        if origin.name == "__init__.py":
+            no_bytecode_copy(origin.parent, libs / name)
+        else:
+            shutil.copy2(origin, libs / origin.name)
+    return libs
+
+
+def extension_style(sidecar: str) -> bool:
+    """True if the build's extension names a codecache folder and sets no bytecode prefix."""
+    return "TEAMINBOX_CODECACHE" in (Path(sidecar) / "teaminbox" / "codecache.py").read_text()
+
+
+def env_for(sidecar: str, cache: Path, first: bool, libs: Path | None = None) -> dict[str, str]:
+    """The environment the build's extension spawns the sidecar in. `first`: its first-ever
+    start (`sidecar` and `libs` hold no bytecode; nothing is written); else a later one
+    (`cache` filled by an earlier start)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("TEAMINBOX_")
+        and k not in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")
+    }
+    env["PYTHONPATH"] = sidecar if libs is None else f"{sidecar}:{libs}"
     env["PYTHONUNBUFFERED"] = "1"
-    env["HOME"] = str(pycache.parent / "home")  # no default roots, no user history
-    if source:
+    env["HOME"] = str(cache.parent / "home")  # no default roots, no user history
+    if extension_style(sidecar):  # the bytecode beside the sources, the attrs code in `cache`
+        env["TEAMINBOX_CODECACHE"] = str(cache)
+    else:  # the old extension: every module's bytecode under a prefix, the stdlib's too
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+    if first:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    else:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 
@@ -284,23 +328,34 @@ def main() -> None:
         root = tmp / "teams"
         make_teams(root)
         (tmp / "home").mkdir()
-        caches = {(b, m): tmp / f"pyc-{b}-{m}" for b in builds for m in ("bytecode", "source")}
+        caches = {(b, m): tmp / f"pyc-{b}-{m}" for b in builds for m in ("bytecode", "first")}
+        libs = bundle(tmp)
+        firsts = {}  # each build's sidecar as the .vsix holds it
+        for b, sidecar in builds.items():
+            no_bytecode_copy(Path(sidecar) / "teaminbox", tmp / f"first-{b}" / "teaminbox")
+            firsts[b] = str(tmp / f"first-{b}")
         for b, sidecar in builds.items():  # fill the bytecode folders: one start each
             start_once(env_for(sidecar, caches[b, "bytecode"], False), options(root, tmp / "warm"))
+
+        def env_of(b: str, mode: str) -> dict[str, str]:
+            if mode == "first":
+                return env_for(firsts[b], caches[b, mode], True, libs)
+            return env_for(builds[b], caches[b, mode], False)
+
         ms: dict[tuple[str, str], list[float]] = {k: [] for k in caches}
         init: dict[tuple[str, str], list[float]] = {k: [] for k in caches}
-        bare: dict[str, list[float]] = {"bytecode": [], "source": []}
+        bare: dict[str, list[float]] = {"bytecode": [], "first": []}
         ratios: dict[tuple[str, str], list[float]] = {k: [] for k in caches}  # build / bare
         answers: dict[str, Any] = {}
         differ: list[str] = []
         for r in range(args.runs):
-            for mode in ("bytecode", "source"):
+            for mode in ("bytecode", "first"):
                 order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
-                b_ms = bare_once(env_for(args.new, caches["new", mode], mode == "source"))
+                b_ms = bare_once(env_of("new", mode))
                 bare[mode].append(b_ms)
                 for b in order:
                     hist = tmp / f"h-{b}-{mode}-{r}" / "history.db"
-                    env = env_for(builds[b], caches[b, mode], mode == "source")
+                    env = env_of(b, mode)
                     i_ms, t_ms, result = start_once(env, options(root, hist))
                     ms[b, mode].append(t_ms)
                     init[b, mode].append(i_ms)
@@ -311,7 +366,7 @@ def main() -> None:
             print(
                 f"{time.strftime('%H:%M:%S')} run {r}: "
                 + ", ".join(f"{b}/{m} {ms[b, m][-1]:.0f}" for b, m in caches)
-                + f", bare {bare['bytecode'][-1]:.0f}/{bare['source'][-1]:.0f} ms",
+                + f", bare {bare['bytecode'][-1]:.0f}/{bare['first'][-1]:.0f} ms",
                 flush=True,
             )
         cpu: dict[str, list[list[Any]]] = {"old": [], "new": []}
@@ -327,7 +382,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     minutes = (time.monotonic() - t_begin) / 60
     rows = []
-    for mode in ("bytecode", "source"):
+    for mode in ("bytecode", "first"):
         o, n = ms["old", mode], ms["new", mode]
         pair = [nn / oo for nn, oo in zip(n, o, strict=True)]
         rows.append(
@@ -359,10 +414,12 @@ def main() -> None:
             " initializationOptions at once, its answer, then `initialized` and `teams`); three"
             " live Claude teams of 3 members. Each run starts the bare interpreter"
             " (`python -c pass`, spawn -> exit), then old and new in turn (alternating"
-            " which goes first). `bytecode`: each build's own bytecode folder"
-            " (PYTHONPYCACHEPREFIX) filled by a first start, as the extension keeps it;"
-            " `source`: an empty one with PYTHONDONTWRITEBYTECODE=1 (everything, libraries"
-            f" too, compiled at each start). Median (min-max) ms of {args.runs} runs; new / old"
+            " which goes first), each build as its own extension spawns it. `bytecode`: a later"
+            " start (what a first start wrote is there); `first`: the extension's first-ever"
+            " start (the sidecar and the bundled libraries without bytecode, as the .vsix holds"
+            " them, nothing written; the old extension's PYTHONPYCACHEPREFIX made the standard"
+            " library compile too, the new one sets none). Median (min-max) ms of"
+            f" {args.runs} runs; new / old"
             " is the median of the runs' paired ratios; x bare is each start over its run's"
             f" bare interpreter. The `teams` answers (teams, members, states: {', '.join(states)})"
             f" of new and old: {same}.",

@@ -116,14 +116,15 @@ const PROBE = [
 ].join('\n');
 
 /**
- * `pycache`: a folder of ours (the extension's global storage) for compiled bytecode, so every start
- * after the first skips compiling the bundled libraries (~0.3 s of CPU) without writing into the
- * extension's own folder. Without one, nothing is written.
+ * `pycache`: a folder of ours (the extension's global storage) for the attrs code the sidecar keeps
+ * between starts (codecache.py). Bytecode goes where Python puts it by default, `__pycache__` beside
+ * the bundled libraries: a PYTHONPYCACHEPREFIX would hide the standard library's own bytecode too,
+ * and a first start compiled all of it (~0.4 s here). Without a folder, nothing is written.
  */
 export function sidecarEnv(libs: string | undefined, pycache?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: '1' };
   if (pycache) {
-    env.PYTHONPYCACHEPREFIX = pycache;
+    env.TEAMINBOX_CODECACHE = pycache;
     delete env.PYTHONDONTWRITEBYTECODE;
   } else {
     env.PYTHONDONTWRITEBYTECODE = '1';

@@ -4,10 +4,9 @@ modules.
 attrs writes each class's `__init__`, `__eq__`, `__repr__`... as source text and
 compiles it when the class is defined. lsprotocol (under pygls) defines ~630 such
 classes: compiling them is ~150 ms of the sidecar's ~600 ms start on a quiet core.
-The code is kept, keyed by its exact source text and file name, in the folder
-Python keeps bytecode in for us (`sys.pycache_prefix`, which the extension sets),
-and reused on the next start. Without that folder, or with an attrs whose internals
-differ, nothing changes.
+The code is kept, keyed by its exact source text and file name, in a folder of the
+extension's (`TEAMINBOX_CODECACHE`, else `sys.pycache_prefix`), and reused on the next
+start. Without that folder, or with an attrs whose internals differ, nothing changes.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from typing import Any
 
 log = logging.getLogger("teaminbox")
 
+FOLDER_ENV = "TEAMINBOX_CODECACHE"  # the extension's: its storage, not the bytecode's prefix
 MAX_BYTES = 32 * 1024 * 1024  # a bigger file is not ours: ignored
 # A hashable class's `__hash__` starts from `hash(its generated file name)`, a number
 # written into the script that changes with every start (str hashes are salted): it is
@@ -87,12 +87,12 @@ def save() -> None:
 
 
 def install(prefix: str | None = None) -> CodeCache | None:
-    """Routes attrs' compiles through a cache under `prefix` (default `sys.pycache_prefix`).
-    Call it before anything defines attrs classes."""
+    """Routes attrs' compiles through a cache under `prefix` (default `$TEAMINBOX_CODECACHE`,
+    else `sys.pycache_prefix`). Call it before anything defines attrs classes."""
     global _installed
     if _installed is not None:
         return _installed
-    prefix = prefix or sys.pycache_prefix
+    prefix = prefix or os.environ.get(FOLDER_ENV) or sys.pycache_prefix
     if not prefix or sys.dont_write_bytecode:
         return None
     try:

@@ -18,7 +18,6 @@ sidecar -> `{"claimed": bool}`, then `{"decision": {...} | null}`.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -31,9 +30,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import teaminbox
+
+if TYPE_CHECKING:  # the server imports this module; argparse is for the command line only
+    import argparse
 
 MARK = "teaminbox.hook run"  # how an entry is known to be ours
 DEFAULT_WAIT = 110.0  # seconds the hook waits for the person
@@ -442,6 +444,8 @@ def main_cli(args: argparse.Namespace, say: Any) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # noqa: PLC0415 - the command line's alone, not the server's start
+
     p = argparse.ArgumentParser(prog="python -m teaminbox.hook")
     add_arguments(p)
     args = p.parse_args(argv)

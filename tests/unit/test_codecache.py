@@ -61,7 +61,7 @@ def run(prefix: Path | None, **env: str) -> dict[str, object]:
     e = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "TEAMINBOX_CODECACHE")
     }
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env={**e, **env}, check=True
@@ -115,3 +115,12 @@ def test_off_without_a_bytecode_folder_or_when_bytecode_is_not_written(tmp_path:
     assert run(None)["installed"] is False
     assert run(tmp_path, PYTHONDONTWRITEBYTECODE="1")["installed"] is False
     assert not (tmp_path / "teaminbox").exists()
+
+
+def test_the_extensions_folder_comes_from_the_environment(tmp_path: Path) -> None:
+    """The extension names its folder in TEAMINBOX_CODECACHE and sets no bytecode prefix (which
+    would hide the standard library's own bytecode on a first start)."""
+    first = run(None, TEAMINBOX_CODECACHE=str(tmp_path))
+    assert first["installed"] and first["misses"]
+    assert cache_file(tmp_path).stat().st_size > 0
+    assert run(None, TEAMINBOX_CODECACHE=str(tmp_path))["hits"] == first["misses"]
