@@ -33,24 +33,38 @@ _TYPE_HASH = re.compile(r"(hash\(\(\n[ ]*)(-?[0-9]+),\n")
 _TYPE_HASH_NAME = "_teaminbox_type_hash"
 
 
+def _load(path: Path) -> dict[bytes, Any]:
+    try:
+        if path.is_file() and path.stat().st_size <= MAX_BYTES:
+            loaded = marshal.loads(path.read_bytes())
+            if isinstance(loaded, dict):
+                return loaded
+    except Exception:  # unreadable, or another Python's: start afresh
+        pass
+    return {}
+
+
 class CodeCache:
+    """Two files: the codes the first answer needs (read at the start) and the rest (pygls's,
+    later requests': read at the first code the first file lacks)."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.codes: dict[bytes, Any] = {}
+        self.late_path = path.with_name(f"{path.stem}.late{path.suffix}")
+        self.codes: dict[bytes, Any] = _load(path)
+        self.late_read = False
         self.used: dict[bytes, Any] = {}
+        self.first: set[bytes] | None = None  # `mark_first`: what the first answer used
         self.hits = self.misses = 0
-        self.unsaved = 0  # codes compiled since the file was written
-        try:
-            if path.is_file() and path.stat().st_size <= MAX_BYTES:
-                loaded = marshal.loads(path.read_bytes())
-                if isinstance(loaded, dict):
-                    self.codes = loaded
-        except Exception:  # unreadable, or another Python's: start afresh
-            self.codes = {}
+        self.unsaved = 0  # codes compiled since the files were written
 
     def compile(self, script: str, filename: str) -> Any:
         key = hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).digest()
         code = self.codes.get(key)
+        if code is None and not self.late_read:
+            self.late_read = True
+            self.codes.update(_load(self.late_path))
+            code = self.codes.get(key)
         if code is None:
             code = compile(script, filename, "exec")
             self.misses += 1
@@ -60,20 +74,37 @@ class CodeCache:
         self.used[key] = code
         return code
 
+    def mark_first(self) -> None:
+        if self.first is None:
+            self.first = set(self.used)
+
     def save(self) -> None:
-        """Writes what this start used (so the file never grows past one start's worth) when it
-        compiled anything; a temp file, then a rename."""
+        """Writes what this start used (so the files never grow past one start's worth) when it
+        compiled anything: the first answer's codes in one file, the rest in the other."""
         if not self.unsaved:
             return
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        first = self.first if self.first is not None else set(self.used)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(marshal.dumps(self.used))
-            os.replace(tmp, self.path)
+            _write(self.path, {k: c for k, c in self.used.items() if k in first})
+            late = {k: c for k, c in self.used.items() if k not in first}
+            if late:
+                _write(self.late_path, late)
+            else:
+                self.late_path.unlink(missing_ok=True)
             self.unsaved = 0  # a later save writes only when more was compiled since
         except OSError as err:
             log.debug("attrs code cache not written: %s", err)
-            tmp.unlink(missing_ok=True)
+
+
+def _write(path: Path, codes: dict[bytes, Any]) -> None:
+    """A temp file, then a rename."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(marshal.dumps(codes))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 _installed: CodeCache | None = None
@@ -84,6 +115,12 @@ def save() -> None:
     server, so that a CLI command's few classes never replace the server's set)."""
     if _installed is not None:
         _installed.save()
+
+
+def mark_first() -> None:
+    """What was used so far is the first answer's: kept in the file read at every start."""
+    if _installed is not None:
+        _installed.mark_first()
 
 
 def install(prefix: str | None = None) -> CodeCache | None:

@@ -71,7 +71,9 @@ def run(prefix: Path | None, **env: str) -> dict[str, object]:
 
 
 def cache_file(prefix: Path) -> Path:
-    files = list((prefix / "teaminbox").glob("attrs-code.*.marshal"))
+    files = [
+        f for f in (prefix / "teaminbox").glob("attrs-code.*.marshal") if ".late." not in f.name
+    ]
     assert len(files) == 1, files
     return files[0]
 
@@ -124,3 +126,52 @@ def test_the_extensions_folder_comes_from_the_environment(tmp_path: Path) -> Non
     assert first["installed"] and first["misses"]
     assert cache_file(tmp_path).stat().st_size > 0
     assert run(None, TEAMINBOX_CODECACHE=str(tmp_path))["hits"] == first["misses"]
+
+
+SPLIT = r"""
+import json, sys
+sys.path.insert(0, SIDECAR)
+from teaminbox import codecache
+cache = codecache.install(PREFIX)
+import attrs
+
+@attrs.define
+class First:
+    a: int
+
+codecache.mark_first()
+if LATE:
+    @attrs.define
+    class Late:
+        b: str
+
+codecache.save()
+print(json.dumps({"hits": cache.hits, "misses": cache.misses, "late_read": cache.late_read}))
+"""
+
+
+def split_run(prefix: Path, late: bool) -> dict[str, object]:
+    script = (
+        SPLIT.replace("SIDECAR", repr(str(SIDECAR)))
+        .replace("PREFIX", repr(str(prefix)))
+        .replace("LATE", repr(late))
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    result: dict[str, object] = json.loads(out.stdout)
+    return result
+
+
+def test_what_the_first_answer_needs_is_read_alone(tmp_path: Path) -> None:
+    """The codes used before `mark_first` (the router calls it as the first answer leaves) go
+    to the file read at the start; the rest (lsprotocol's) to one read only at a miss."""
+    first = split_run(tmp_path, late=True)
+    assert first["misses"] and not first["hits"]
+    late_file = next((tmp_path / "teaminbox").glob("*.late.marshal"))
+    assert marshal.loads(late_file.read_bytes())  # Late's code is there, not in the first file
+    quick = split_run(tmp_path, late=False)
+    assert quick["hits"] and not quick["misses"] and quick["late_read"] is False
+    again = split_run(tmp_path, late=True)  # Late's code found in the second file
+    assert not again["misses"] and again["late_read"] is True

@@ -117,6 +117,7 @@ class Router:
     def load(self) -> None:
         """Import pygls on a pool thread (the event loop answers meanwhile), then hand over."""
         if self._loading is None and self.lsp is None:
+            codecache.mark_first()  # the codes used so far are read at every start, the rest later
             self._loading = asyncio.ensure_future(self._load())
 
     async def _load(self) -> None:
