@@ -12,12 +12,13 @@ start. Without that folder, or with an attrs whose internals differ, nothing cha
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import logging
 import marshal
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -132,12 +133,6 @@ def install(prefix: str | None = None) -> CodeCache | None:
     prefix = prefix or os.environ.get(FOLDER_ENV) or sys.pycache_prefix
     if not prefix or sys.dont_write_bytecode:
         return None
-    try:
-        import attr._make as make
-    except ImportError:
-        return None
-    if not callable(getattr(make, "_compile_and_eval", None)):
-        return None
     # Not attrs' version in the name: `attr.__version__` imports importlib.metadata (~20-70
     # ms, a tenth of a start). Nothing is lost: a code is found by its exact source text,
     # and a file holds only the last start's codes, so another attrs' leave with its start.
@@ -156,10 +151,52 @@ def install(prefix: str | None = None) -> CodeCache | None:
             script = script[: m.start(2)] + _TYPE_HASH_NAME + script[m.end(2) :]
         eval(cache.compile(script, filename), globs, locs)
 
-    make._compile_and_eval = compile_and_eval
+    def patch(make: Any) -> None:
+        if callable(getattr(make, "_compile_and_eval", None)):
+            make._compile_and_eval = compile_and_eval
+
+    finder = _OnLoad("attr._make", patch)
+    sys.meta_path.insert(0, finder)
+    try:
+        import attr._make as make
+    except ImportError:
+        return None
+    finally:
+        if finder in sys.meta_path:  # attr was imported already
+            sys.meta_path.remove(finder)
+    if make._compile_and_eval is not compile_and_eval:
+        patch(make)
+        if make._compile_and_eval is not compile_and_eval:  # another attrs' internals
+            return None
     _route_cattrs(cache)
     _installed = cache
     return cache
+
+
+class _OnLoad:
+    """Calls `then(module)` the moment module `name` has run: attr's package goes on to define
+    its own classes (validators, converters...: ~18 compiles a start) right after `_make`."""
+
+    def __init__(self, name: str, then: Callable[[Any], None]) -> None:
+        self.name = name
+        self.then = then
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        loader = spec.loader if spec is not None else None
+        if loader is None:
+            return None
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            self.then(module)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
 
 
 def _route_cattrs(cache: CodeCache) -> None:
