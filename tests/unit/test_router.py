@@ -183,3 +183,48 @@ def test_the_initialize_answer_is_pygls_own() -> None:
     answer = json.loads(written[0].split(b"\r\n\r\n", 1)[1])
     assert answer["result"] == initialize_result()
     lsp.shutdown()
+
+
+def frames(*msgs: dict[str, Any]) -> bytes:
+    out = b""
+    for msg in msgs:
+        body = json.dumps(msg).encode()
+        out += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return out
+
+
+def test_exit_before_pygls_has_loaded_ends_the_server_as_lsp_says(tmp_path: Path) -> None:
+    """`exit` waits for pygls like any message of its own: 1 without `shutdown` first (even
+    when stdin closes right after it), 0 after `shutdown` was answered; no task error."""
+    root = tmp_path / "teams"
+    root.mkdir()
+    exit_ = {"jsonrpc": "2.0", "method": "exit"}
+    env = {"PYTHONPATH": str(SIDECAR), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for shutdown_first, code in ((False, 1), (True, 0)):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "teaminbox", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        got = b""
+        try:
+            msgs = [init(root), request(2, "shutdown", None)] if shutdown_first else [init(root)]
+            proc.stdin.write(frames(*msgs))
+            proc.stdin.flush()
+            want = b'"id":2' if shutdown_first else b'"serverInfo"'
+            while want not in got:  # the answer (a client sends exit after shutdown's answer)
+                chunk = proc.stdout.read1(65536)
+                assert chunk, "the server closed its stdout"
+                got += chunk
+            proc.stdin.write(frames(exit_))
+            proc.stdin.close()  # at once: the exit is still served
+            assert proc.wait(60) == code
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        assert b"Task exception" not in err and b"Traceback" not in err, err

@@ -131,7 +131,15 @@ class Router:
                 if isinstance(raw, dict) and "id" in raw:
                     self._respond(raw["id"], error={"code": -32603, "message": f"{err}"})
             return
-        self._hand_over(module)
+        # a callback, not this task: pygls's `exit` raises SystemExit, which then ends the loop
+        # as it does from any message, not as a task's exception nobody retrieved
+        loop.call_soon(self._hand_over, module)
+
+    async def drain(self) -> None:
+        """The client is gone: what it sent for pygls is served still (say, `exit`'s code)."""
+        if self._held and self._loading is not None:
+            await self._loading
+            await asyncio.sleep(0)  # the hand-over's callback runs
 
     def load_now(self) -> None:
         """pygls at once (TCP: no hurry to start, one path)."""

@@ -218,6 +218,7 @@ async def _read_stdio(router: Router, source: BinaryIO) -> None:
     while data := await chunks.get():
         for body in framer.feed(data):
             dispatch(router, framer, body)
+    await router.drain()
 
 
 # --- TCP ------------------------------------------------------------------------------
