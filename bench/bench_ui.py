@@ -1009,7 +1009,13 @@ def render_teamview(
         )
         + ".",
         "",
-        f"Memory of the view (the thread holding {m1['msgs']:,} messages, {m1['nodes']:,} elements in the frame;"
+        f"Memory of the view (the thread holding {m1['msgs']:,} messages in its DOM"
+        + (
+            f" of the {m1['held']:,} it holds (a window: at most {sc['maxDom']:,} in the DOM during the scroll)"
+            if m1.get("held") == m1.get("held") and m1.get("held") is not None and "maxDom" in sc
+            else ""
+        )
+        + f", {m1['nodes']:,} elements in the frame;"
         f" {m0['msgs']:,} and {m0['nodes']:,} before the scroll): `performance.memory` in the webview's inner frame"
         f" (chromium with `--enable-precise-memory-info`) used / total JS heap {mb(m0['used'])} / {mb(m0['total'])} MB"
         f" before, {mb(m1['used'])} / {mb(m1['total'])} MB after, {mb(mg['used'])} MB used after a GC."

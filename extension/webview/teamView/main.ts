@@ -334,8 +334,7 @@ function foldable(text: string, key: string): HTMLElement {
   return h('div', { class: 'fold' }, body, more);
 }
 
-/** Messages per page of the thread: what is drawn or dropped at once. Each page is also
- * `content-visibility: auto`, so a drawn page out of view costs no layout. */
+/** Messages per page of the thread: what is drawn or dropped at once. */
 const PAGE = 50;
 /** A dropped page's height per message shown, where its real one is not known (a filter changed). */
 const EST = 80;
@@ -355,20 +354,39 @@ const els = new Map<string, HTMLElement>();
 /** keys in thread order (oldest first) */
 let order: string[] = [];
 
-/** Draws a dropped page's messages again (from memory), or leaves a live one. */
+/** Draws a dropped page's messages again (from memory), or leaves a live one. Only the messages
+ * the filter shows get elements: a filter that hides most of the history leaves short pages, and
+ * the window, measured in pixels, would otherwise draw thousands of hidden ones. */
 function drawPage(p: Page): void {
   if (p.live) return;
   const frag = document.createDocumentFragment();
-  for (const k of p.keys) frag.append(drawMessage(msgs.get(k)!));
+  for (const k of p.keys) {
+    const v = msgs.get(k)!;
+    if (!hiddenByFilter(v)) frag.append(drawMessage(v));
+  }
   p.el.replaceChildren(frag);
   p.el.style.height = ''; // CSSOM, not a style attribute in markup: allowed by the CSP
   p.live = true;
 }
 function drawMessage(v: ViewMessage): HTMLElement {
   const el = messageEl(v);
-  applyFilterTo(v, el);
   els.set(v.key, el);
   return el;
+}
+/** Puts message `v` (at `at` in live page `p`'s keys) into the DOM, before the next drawn one. */
+function drawInto(p: Page, at: number, v: ViewMessage): HTMLElement {
+  let after: HTMLElement | null = null;
+  for (let j = at + 1; j < p.keys.length && !after; j++) after = els.get(p.keys[j]) ?? null;
+  const el = drawMessage(v);
+  p.el.insertBefore(el, after);
+  return el;
+}
+/** A live page drawn again (a filter changed what it shows). */
+function redrawPage(p: Page): void {
+  if (!p.live) return;
+  for (const k of p.keys) els.delete(k);
+  p.live = false;
+  drawPage(p);
 }
 /** Empties a page far out of view, leaving a spacer of its height (the scroll does not move). */
 function dropPage(p: Page, height: number): void {
@@ -494,19 +512,21 @@ function place(v: ViewMessage, i: number): void {
   }
   p.keys.splice(at, 0, v.key);
   pageOf.set(v.key, p);
-  if (p.live) {
-    const after = p.keys[at + 1];
-    p.el.insertBefore(drawMessage(v), after === undefined ? null : els.get(after)!);
-  } else if (!hiddenByFilter(v)) {
-    p.el.style.height = `${(parseFloat(p.el.style.height) || 0) + EST}px`;
-  }
+  if (hiddenByFilter(v)) return;
+  if (p.live) drawInto(p, at, v);
+  else p.el.style.height = `${(parseFloat(p.el.style.height) || 0) + EST}px`;
 }
 
 function upsert(v: ViewMessage): boolean {
   if (msgs.has(v.key)) {
     msgs.set(v.key, v);
     const old = els.get(v.key);
-    if (old) old.replaceWith(drawMessage(v));
+    const p = pageOf.get(v.key)!;
+    if (hiddenByFilter(v)) {
+      old?.remove();
+      els.delete(v.key);
+    } else if (old) old.replaceWith(drawMessage(v));
+    else if (p.live) drawInto(p, p.keys.indexOf(v.key), v);
     linkAnswers(v);
     return false;
   }
@@ -582,9 +602,10 @@ function askOlder(): void {
     post({ type: 'older' });
   }
 }
-// the observers' flags only: no layout read on a scroll event
+// the observers' flags only: no layout read on a scroll event (a filtered thread asks on the
+// observer's change, a scroll to the top, or a click: not in a loop of its own prepends' scrolls)
 thread.addEventListener('scroll', () => {
-  if (olderNear) askOlder();
+  if (olderNear && !filtering()) askOlder();
 });
 // a filtered thread may be too short to scroll: the line at the top asks too
 olderEl.addEventListener('click', askOlder);
@@ -597,15 +618,12 @@ function hiddenByFilter(v: ViewMessage): boolean {
   if (q && ![v.from, v.to, v.preview, v.text, v.card?.body ?? ''].some(s => s.toLowerCase().includes(q))) return true;
   return false;
 }
-function applyFilterTo(v: ViewMessage, el: HTMLElement): void {
-  el.hidden = hiddenByFilter(v);
-}
 const filtering = () => !!(state.member || state.kind || state.query.trim());
 function applyFilter(): void {
-  for (const [k, el] of els) applyFilterTo(msgs.get(k)!, el);
-  // a dropped page's height was measured under the old filter: an estimate by what it shows now
   for (const p of pages) {
-    if (!p.live) p.el.style.height = `${p.keys.filter(k => !hiddenByFilter(msgs.get(k)!)).length * EST}px`;
+    if (p.live) redrawPage(p);
+    // a dropped page's height was measured under the old filter: an estimate by what it shows now
+    else p.el.style.height = `${p.keys.filter(k => !hiddenByFilter(msgs.get(k)!)).length * EST}px`;
   }
   drawNote();
 }
@@ -762,8 +780,8 @@ function focusMessage(key: string): void {
   }
   drawPage(p);
   focusedKey = key;
-  const el = els.get(key)!;
-  el.hidden = false;
+  // a message the filter hides is drawn all the same: it is the one asked for
+  const el = els.get(key) ?? drawInto(p, p.keys.indexOf(key), msgs.get(key)!);
   el.scrollIntoView({ block: 'center' });
   el.classList.add('focused');
   el.focus();
