@@ -128,9 +128,12 @@ class TeamPanel implements vscode.Disposable {
     this.sent = new Map();
     this.posted = new WeakMap();
     for (const m of list) this.posted.set(m, team);
-    // the first paint draws the newest few; the view asks for the rest right after it
-    const messages = list.slice(0, FIRST_PAINT).map(m => this.remember(viewMessage(m, team)));
-    this.rest = list.slice(FIRST_PAINT);
+    // the first paint draws the newest few (down to the message to focus, if older); the view asks
+    // for the rest right after it
+    const focusAt = this.pendingFocus ? list.findIndex(m => convKey(m) === this.pendingFocus) : -1;
+    const first = Math.max(FIRST_PAINT, focusAt + 1 + 10);
+    const messages = list.slice(0, first).map(m => this.remember(viewMessage(m, team)));
+    this.rest = list.slice(first);
     this.restKeys = new Set(this.rest.map(convKey));
     this.loaded = list.length;
     this.moreInSidecar = list.length >= CONVERSATION_LIMIT;
