@@ -134,6 +134,7 @@ const commands = {
           '--no-first-run', '--disable-dev-shm-usage', '--enable-precise-memory-info'] });
     }
     if (context) await context.close();
+    cdp = undefined; // a session on the closed context's page (a second build's run: --old-vsix)
     context = await browser.newContext({ viewport: { width, height } });
     page = await context.newPage();
     await page.addInitScript(initScript, VIEW);
