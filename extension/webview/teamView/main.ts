@@ -336,7 +336,8 @@ function foldable(text: string, key: string): HTMLElement {
 
 /** Messages per page of the thread: what is drawn or dropped at once. */
 const PAGE = 50;
-/** A dropped page's height per message shown, where its real one is not known (a filter changed). */
+/** A dropped page's height per message shown, where its real one is not known (a page fetched but
+ * not drawn yet, or a filter changed): a message's placeholder height (styles.css, `.msg`). */
 const EST = 80;
 interface Page {
   el: HTMLElement;
@@ -409,8 +410,11 @@ const windowObserver = new IntersectionObserver(
   },
   { root: thread, rootMargin: '300% 0px' },
 );
+/** New pages start as spacers (an older page fetched: drawn when the window reaches it). */
+let spawnDropped = false;
 function newPage(i: number): Page {
-  const p: Page = { el: h('div', { class: 'page' }), keys: [], live: true };
+  const p: Page = { el: h('div', { class: 'page' }), keys: [], live: !spawnDropped };
+  if (spawnDropped) p.el.style.height = '0px';
   pageByEl.set(p.el, p);
   pagesEl.insertBefore(p.el, pages[i]?.el ?? null);
   pages.splice(i, 0, p);
@@ -458,6 +462,7 @@ const toBottom = () => {
   // the newest pages drawn first: they may have been dropped while the person read older ones
   for (const p of pages.slice(-2)) drawPage(p);
   thread.scrollTop = thread.scrollHeight;
+  stickToBottom(); // again at the next frame: the messages now in view take their real heights
   unseenNew = 0;
   drawNew();
 };
@@ -575,7 +580,13 @@ function addMessages(list: ViewMessage[], live: boolean): void {
 
 function prependOlder(list: ViewMessage[]): void {
   const fromBottom = thread.scrollHeight - thread.scrollTop;
-  for (const v of list) upsert(v);
+  // into spacers: the window draws the pages it reaches, not all 200 in this task
+  spawnDropped = true;
+  try {
+    for (const v of list) upsert(v);
+  } finally {
+    spawnDropped = false;
+  }
   thread.dataset.messages = String(order.length);
   thread.scrollTop = thread.scrollHeight - fromBottom; // stay on what the person reads
   drawOlder();
