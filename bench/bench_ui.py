@@ -651,6 +651,7 @@ async def bench_teamview(
         out["idle"] = (await asyncio.to_thread(browser.call, "vidle", ms=2000))["deltas"]
         out["mem_before"] = await asyncio.to_thread(browser.call, "vmem")
         out["rss_before"] = {p: v for p, v in renderers().items() if p in new_pids}
+        pre_scroll = renderers()  # the view open, the writes done: what the scroll alone adds
         total = history_count(db)  # what the sidecar has: the conversation's length
         sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
         out["scroll"] = sc
@@ -658,12 +659,17 @@ async def bench_teamview(
         out["mem_after"] = await asyncio.to_thread(browser.call, "vmem")
         out["rss_after"] = {p: v for p, v in renderers().items() if p in new_pids}
         out["mem_gc"] = await asyncio.to_thread(browser.call, "vmem", gc=True)
-        out["all_renderers"] = {"before": mem0, "after": renderers()}
+        out["all_renderers"] = {"before": mem0, "pre_scroll": pre_scroll, "after": renderers()}
+        kib = lambda d, k: sum(v.get(k, 0) for v in d.values()) / 1024  # noqa: E731
+        ar = out["all_renderers"]
         print(
             f"  scroll: {sc['count']} of {total} messages in {sc['ms'] / 1000:.1f} s, {len(sc['deltas'])} frames,"
             f" p95 {bs.pct(sc['deltas'], 95):.1f} ms; LoAF {len(sc['loafs'])};"
             f" heap {out['mem_before']['used'] / 1e6:.1f} -> {out['mem_after']['used'] / 1e6:.1f} MB;"
-            f" renderer {out['rss_before']} -> {out['rss_after']}",
+            f" renderer {out['rss_before']} -> {out['rss_after']}; every renderer's RSS / PSS MiB: no view"
+            f" {kib(ar['before'], 'rss'):.0f} / {kib(ar['before'], 'pss'):.0f}, before the scroll"
+            f" {kib(ar['pre_scroll'], 'rss'):.0f} / {kib(ar['pre_scroll'], 'pss'):.0f}, after it (GC)"
+            f" {kib(ar['after'], 'rss'):.0f} / {kib(ar['after'], 'pss'):.0f}",
             flush=True,
         )
         await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
@@ -873,6 +879,8 @@ def render_teamview(
     ren1 = sum(v.get("rss", 0) for v in ar["after"].values())
     pss0 = sum(v.get("pss", 0) for v in ar["before"].values())
     pss1 = sum(v.get("pss", 0) for v in ar["after"].values())
+    pre_rss = sum(v.get("rss", 0) for v in ar.get("pre_scroll", {}).values())
+    pre_pss = sum(v.get("pss", 0) for v in ar.get("pre_scroll", {}).values())
     lines = [
         TV_SUB,
         "",
@@ -1041,7 +1049,14 @@ def render_teamview(
         )
         + f". Every chromium renderer's RSS together (/proc/<pid>/smaps_rollup): {ren0 / 1024:.0f} MiB before the view"
         f" was opened, {ren1 / 1024:.0f} MiB after the scroll ({(ren1 - ren0) / 1024:+.0f} MiB; PSS"
-        f" {pss0 / 1024:.0f} -> {pss1 / 1024:.0f} MiB).",
+        f" {pss0 / 1024:.0f} -> {pss1 / 1024:.0f} MiB)"
+        + (
+            f"; with the view open and the writes done, just before the scroll: {pre_rss / 1024:.0f} MiB"
+            f" (PSS {pre_pss / 1024:.0f}), so the scroll itself added {(ren1 - pre_rss) / 1024:+.0f} MiB RSS,"
+            f" {(pss1 - pre_pss) / 1024:+.0f} MiB PSS (after a GC)."
+            if pre_rss
+            else "."
+        ),
     ]
     return "\n".join(lines) + "\n"
 
