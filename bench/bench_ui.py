@@ -1077,7 +1077,10 @@ def write_teamview(text: str) -> None:
         cut = body.find("Not measured yet:")
     if cut < 0:
         cut = len(body.rstrip())
-    new_body = body[:cut].rstrip() + "\n\n" + text.rstrip() + "\n"
+    # a later subsection of the section (### ..., a write-up of its own) stays after the new text
+    after = body.find("\n### ", cut + len(TV_SUB)) if body.startswith(TV_SUB, cut) else -1
+    rest = body[after + 1 :] if after >= 0 else ""
+    new_body = body[:cut].rstrip() + "\n\n" + text.rstrip() + "\n" + ("\n" + rest if rest else "")
     tail = old[end:]
     bs.RESULTS.write_text(old[:start] + new_body + ("\n" + tail if tail else ""))
 
