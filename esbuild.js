@@ -7,6 +7,9 @@ const path = require('path');
 
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
+// markdown-it's `entities` (the HTML name tables, ~70 KB) replaced by the names agents write
+// (extension/webview/teamView/entities.ts): the view's script is what it fetches and parses first
+const webviewAlias = { entities: './extension/webview/teamView/entities.ts' };
 
 async function main() {
   if (tests) {
@@ -15,7 +18,7 @@ async function main() {
     fs.rmSync('dist-test', { recursive: true, force: true });
     await esbuild.build({
       entryPoints, bundle: true, platform: 'node', format: 'cjs', target: 'node18',
-      outdir: 'dist-test', sourcemap: 'inline', logLevel: 'warning',
+      outdir: 'dist-test', sourcemap: 'inline', logLevel: 'warning', alias: webviewAlias,
     });
     return;
   }
@@ -39,6 +42,7 @@ async function main() {
     format: 'iife',
     target: 'es2020',
     outdir: 'dist',
+    alias: webviewAlias,
     minify: production,
     sourcemap: false,
     logLevel: 'warning',

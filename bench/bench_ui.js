@@ -134,6 +134,7 @@ const commands = {
           '--no-first-run', '--disable-dev-shm-usage', '--enable-precise-memory-info'] });
     }
     if (context) await context.close();
+    cdp = undefined; // a session on the closed context's page (a second build's run: --old-vsix)
     context = await browser.newContext({ viewport: { width, height } });
     page = await context.newPage();
     await page.addInitScript(initScript, VIEW);
@@ -371,18 +372,22 @@ const commands = {
       } catch { po = undefined; }
       // pages: each time the count grows, how long since the thread reached the top
       const pages = [];
-      let last = performance.now(), deltas = [], t0 = last, count = t.querySelectorAll('.msg').length, topAt = 0;
+      // the messages the view holds: its thread's data-messages where it keeps only a window of them
+      // in the DOM (the windowed thread, issue 21), else those in the DOM (older builds)
+      const held = () => (t.dataset.messages !== undefined ? Number(t.dataset.messages) : t.querySelectorAll('.msg').length);
+      let last = performance.now(), deltas = [], t0 = last, count = held(), topAt = 0, maxDom = 0;
       const tick = ts => {
         const now = performance.now();
         deltas.push(now - last);
         last = now;
-        const c = t.querySelectorAll('.msg').length;
+        const c = held();
+        if (t.dataset.messages !== undefined) maxDom = Math.max(maxDom, t.getElementsByClassName('msg').length);
         if (c !== count) { pages.push({ n: c - count, wait: topAt ? now - topAt : 0 }); count = c; topAt = 0; }
         if (t.scrollTop <= 0 && !topAt) topAt = now;
         const done = count >= total && t.scrollTop <= 0 && /beginning/.test(older.textContent);
         if (done || now - t0 > timeout) {
           po?.disconnect();
-          resolve({ deltas, loafs, count, ms: now - t0, pages, done, loafSupported: !!po });
+          resolve({ deltas, loafs, count, ms: now - t0, pages, done, loafSupported: !!po, maxDom });
           return;
         }
         t.scrollTop = Math.max(0, t.scrollTop - step);
@@ -419,6 +424,7 @@ const commands = {
     const inPage = await vf.evaluate(() => ({
       used: performance.memory?.usedJSHeapSize ?? null, total: performance.memory?.totalJSHeapSize ?? null,
       nodes: document.getElementsByTagName('*').length, msgs: document.querySelectorAll('.thread .msg').length,
+      held: Number(document.querySelector('.thread')?.dataset.messages ?? NaN),
     }));
     let cdpm = null;
     if (!vcdp && gc) cdpm = await commands.pmem();

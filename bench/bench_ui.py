@@ -651,6 +651,7 @@ async def bench_teamview(
         out["idle"] = (await asyncio.to_thread(browser.call, "vidle", ms=2000))["deltas"]
         out["mem_before"] = await asyncio.to_thread(browser.call, "vmem")
         out["rss_before"] = {p: v for p, v in renderers().items() if p in new_pids}
+        pre_scroll = renderers()  # the view open, the writes done: what the scroll alone adds
         total = history_count(db)  # what the sidecar has: the conversation's length
         sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
         out["scroll"] = sc
@@ -658,12 +659,17 @@ async def bench_teamview(
         out["mem_after"] = await asyncio.to_thread(browser.call, "vmem")
         out["rss_after"] = {p: v for p, v in renderers().items() if p in new_pids}
         out["mem_gc"] = await asyncio.to_thread(browser.call, "vmem", gc=True)
-        out["all_renderers"] = {"before": mem0, "after": renderers()}
+        out["all_renderers"] = {"before": mem0, "pre_scroll": pre_scroll, "after": renderers()}
+        kib = lambda d, k: sum(v.get(k, 0) for v in d.values()) / 1024  # noqa: E731
+        ar = out["all_renderers"]
         print(
             f"  scroll: {sc['count']} of {total} messages in {sc['ms'] / 1000:.1f} s, {len(sc['deltas'])} frames,"
             f" p95 {bs.pct(sc['deltas'], 95):.1f} ms; LoAF {len(sc['loafs'])};"
             f" heap {out['mem_before']['used'] / 1e6:.1f} -> {out['mem_after']['used'] / 1e6:.1f} MB;"
-            f" renderer {out['rss_before']} -> {out['rss_after']}",
+            f" renderer {out['rss_before']} -> {out['rss_after']}; every renderer's RSS / PSS MiB: no view"
+            f" {kib(ar['before'], 'rss'):.0f} / {kib(ar['before'], 'pss'):.0f}, before the scroll"
+            f" {kib(ar['pre_scroll'], 'rss'):.0f} / {kib(ar['pre_scroll'], 'pss'):.0f}, after it (GC)"
+            f" {kib(ar['after'], 'rss'):.0f} / {kib(ar['after'], 'pss'):.0f}",
             flush=True,
         )
         await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
@@ -873,6 +879,8 @@ def render_teamview(
     ren1 = sum(v.get("rss", 0) for v in ar["after"].values())
     pss0 = sum(v.get("pss", 0) for v in ar["before"].values())
     pss1 = sum(v.get("pss", 0) for v in ar["after"].values())
+    pre_rss = sum(v.get("rss", 0) for v in ar.get("pre_scroll", {}).values())
+    pre_pss = sum(v.get("pss", 0) for v in ar.get("pre_scroll", {}).values())
     lines = [
         TV_SUB,
         "",
@@ -1009,7 +1017,13 @@ def render_teamview(
         )
         + ".",
         "",
-        f"Memory of the view (the thread holding {m1['msgs']:,} messages, {m1['nodes']:,} elements in the frame;"
+        f"Memory of the view (the thread holding {m1['msgs']:,} messages in its DOM"
+        + (
+            f" of the {m1['held']:,} it holds (a window: at most {sc['maxDom']:,} in the DOM during the scroll)"
+            if m1.get("held") == m1.get("held") and m1.get("held") is not None and "maxDom" in sc
+            else ""
+        )
+        + f", {m1['nodes']:,} elements in the frame;"
         f" {m0['msgs']:,} and {m0['nodes']:,} before the scroll): `performance.memory` in the webview's inner frame"
         f" (chromium with `--enable-precise-memory-info`) used / total JS heap {mb(m0['used'])} / {mb(m0['total'])} MB"
         f" before, {mb(m1['used'])} / {mb(m1['total'])} MB after, {mb(mg['used'])} MB used after a GC."
@@ -1035,7 +1049,14 @@ def render_teamview(
         )
         + f". Every chromium renderer's RSS together (/proc/<pid>/smaps_rollup): {ren0 / 1024:.0f} MiB before the view"
         f" was opened, {ren1 / 1024:.0f} MiB after the scroll ({(ren1 - ren0) / 1024:+.0f} MiB; PSS"
-        f" {pss0 / 1024:.0f} -> {pss1 / 1024:.0f} MiB).",
+        f" {pss0 / 1024:.0f} -> {pss1 / 1024:.0f} MiB)"
+        + (
+            f"; with the view open and the writes done, just before the scroll: {pre_rss / 1024:.0f} MiB"
+            f" (PSS {pre_pss / 1024:.0f}), so the scroll itself added {(ren1 - pre_rss) / 1024:+.0f} MiB RSS,"
+            f" {(pss1 - pre_pss) / 1024:+.0f} MiB PSS (after a GC)."
+            if pre_rss
+            else "."
+        ),
     ]
     return "\n".join(lines) + "\n"
 
@@ -1056,7 +1077,10 @@ def write_teamview(text: str) -> None:
         cut = body.find("Not measured yet:")
     if cut < 0:
         cut = len(body.rstrip())
-    new_body = body[:cut].rstrip() + "\n\n" + text.rstrip() + "\n"
+    # a later subsection of the section (### ..., a write-up of its own) stays after the new text
+    after = body.find("\n### ", cut + len(TV_SUB)) if body.startswith(TV_SUB, cut) else -1
+    rest = body[after + 1 :] if after >= 0 else ""
+    new_body = body[:cut].rstrip() + "\n\n" + text.rstrip() + "\n" + ("\n" + rest if rest else "")
     tail = old[end:]
     bs.RESULTS.write_text(old[:start] + new_body + ("\n" + tail if tail else ""))
 

@@ -26,6 +26,18 @@ test('markdown: no HTML, no script, no image, no command: or javascript: link', 
   assert.match(out, /<strong>bold<\/strong>/);
 });
 
+test('markdown: named references from the small table (esbuild aliases entities); still never a tag', () => {
+  const out = renderMarkdown(
+    'a &amp; b &copy; &mdash; &lt;script&gt;x&lt;/script&gt; &madeup; &#169; [l](https://e.com/?a=1&amp;b=2)',
+  );
+  assert.match(out, /a &amp; b © — /, 'common names decoded');
+  assert.match(out, /&lt;script&gt;x&lt;\/script&gt;/, 'a decoded &lt; is escaped again: text, not a tag');
+  assert.doesNotMatch(out, /<script/);
+  assert.match(out, /&amp;madeup;/, 'an unknown name stays as written');
+  assert.match(out, / © /, "numeric references: markdown-it's own");
+  assert.match(out, /data-href="https:\/\/e.com\/\?a=1&amp;b=2"/);
+});
+
 test('isWebLink: http(s) only', () => {
   assert.ok(isWebLink('https://example.com'));
   for (const u of ['command:x', 'file:///etc/passwd', 'javascript:1', 'vscode://x', 'http://a b']) {

@@ -38,7 +38,7 @@ const HOSTILE = () => [
 ].join('\n\n');
 
 let tv, tvnote, tvend, tvlong;
-const LONG = 450; // more than two of the view's pages (200)
+const LONG = 1000; // five of the sidecar's pages (200), twenty of the view's (50)
 function writeTeams() {
   tv = claudeTeam(HOME_DIR, 'tv', {
     'team-lead': [
@@ -259,26 +259,77 @@ test('UI: the team view from the palette and from a notification; an ended team 
     await shot(page, 'teamview-notification.png');
   }));
 
-test('UI: the whole history by scrolling up, a page at a time from the sidecar', { timeout: 150000 }, () =>
+test('UI: the whole history by scrolling up, a page at a time from the sidecar; only a window of it in the DOM', { timeout: 240000 }, () =>
   withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-3.png', async page => {
     await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
     await palette(page, 'Team Inbox: Open Team View');
     await page.keyboard.press('Enter');
     await pickTeam(page, 'tvlong');
     const f = await viewFrame(page, tvlong.id);
-    const count = () => f.locator('.thread .msg').count();
-    await poll('the first page', async () => (await count()) >= 200);
-    assert.equal(await count(), 200, 'one page first, not the whole history');
-    assert.match(await f.locator('.thread .msg').last().textContent(), new RegExp(`LONG-${String(LONG - 1).padStart(4, '0')}`), 'newest at the bottom');
-    for (let i = 0; i < 10 && (await count()) < LONG; i++) {
-      const before = await count();
+    // what the view holds (data-messages) and what its DOM holds (the window)
+    const held = () => f.evaluate(() => Number(document.querySelector('.thread').dataset.messages));
+    const domKeys = () => f.evaluate(() => [...document.querySelectorAll('.thread .msg')].map(e => Number(e.textContent.match(/LONG-(\d{4})/)?.[1] ?? -1)));
+    await poll('the first pages', async () => (await held()) >= 200);
+    await page.waitForTimeout(500);
+    assert.equal(await held(), 200, 'the cached conversation first (its newest 50, then the rest), not the whole history');
+    assert.equal((await domKeys()).at(-1), LONG - 1, 'newest at the bottom');
+    // up to the top, a sidecar page at a time; the DOM keeps a window, not the history
+    let maxDom = 0;
+    for (let i = 0; i < 20 && (await held()) < LONG; i++) {
+      const before = await held();
       await f.evaluate(() => { const t = document.querySelector('.thread'); t.scrollTop = 0; t.dispatchEvent(new Event('scroll')); });
-      await poll('an older page', async () => (await count()) > before, 20000);
+      await poll('an older page', async () => (await held()) > before, 20000).catch(async e => {
+        const s = await f.evaluate(() => ({ held: document.querySelector('.thread').dataset.messages, older: document.querySelector('.thread .older').textContent, top: document.querySelector('.thread').scrollTop }));
+        throw new Error(`${e.message}: ${JSON.stringify(s)} (before ${before}, round ${i})`);
+      });
+      maxDom = Math.max(maxDom, (await domKeys()).length);
     }
-    assert.equal(await count(), LONG);
-    assert.match(await f.locator('.thread .msg').first().textContent(), /LONG-0000/, 'oldest at the top');
+    assert.equal(await held(), LONG);
+    await f.evaluate(() => { document.querySelector('.thread').scrollTop = 0; });
     await poll('the beginning', async () => /beginning of the history/.test(await f.locator('.thread .older').textContent()));
-    const keys = await f.evaluate(() => [...document.querySelectorAll('.thread .msg')].map(e => e.textContent.match(/LONG-(\d{4})/)[1]));
-    assert.deepEqual(keys, Array.from({ length: LONG }, (_, i) => String(i).padStart(4, '0')), 'each once, in time order');
+    await poll('the oldest at the top', async () => (await domKeys())[0] === 0);
+    // down a screen at a time (the window follows in a frame or two): each step's DOM is a run of
+    // the thread in time order, the steps together every message once, the DOM a few pages at most
+    const walk = await f.evaluate(async () => {
+      const t = document.querySelector('.thread');
+      const frame = () => new Promise(r => requestAnimationFrame(r));
+      const seen = new Set();
+      let gaps = 0, maxDom = 0, steps = 0;
+      for (; steps < 2000; steps++) {
+        await frame(); await frame(); await frame();
+        const ks = [...t.querySelectorAll('.msg')].map(e => Number(e.textContent.match(/LONG-(\d{4})/)?.[1] ?? -1));
+        maxDom = Math.max(maxDom, ks.length);
+        if (!ks.every((k, i) => !i || k === ks[i - 1] + 1)) gaps++;
+        ks.forEach(k => seen.add(k));
+        if (t.scrollTop + t.clientHeight >= t.scrollHeight - 2) break;
+        t.scrollTop += t.clientHeight;
+      }
+      return { seen: seen.size, gaps, maxDom, steps, last: [...seen].sort((a, b) => a - b).at(-1) };
+    });
+    console.log(`# the walk down: ${JSON.stringify(walk)}; at most ${maxDom} in the DOM while loading`);
+    assert.equal(walk.gaps, 0, 'each step: a run of the thread, in time order');
+    assert.equal(walk.seen, LONG, 'every message, each once, on the way down');
+    assert.equal(walk.last, LONG - 1);
+    assert.ok(walk.maxDom <= 300 && maxDom <= 400, `a window in the DOM, not the ${LONG} held: ${walk.maxDom}, ${maxDom}`);
+    assert.ok(walk.steps > 10, 'a long thread: many screens');
+    // back to the top: drawn again from memory
+    await f.evaluate(() => { document.querySelector('.thread').scrollTop = 0; });
+    await poll('the oldest again', async () => (await domKeys())[0] === 0);
+    assert.ok((await domKeys()).length <= 300);
     await shot(page, 'teamview-history.png');
+    // a teammate writes while the person reads the top: the pill, and its click shows it at the bottom
+    appendClaude(path.join(tvlong.dir, 'inboxes', 'user.json'), [{ from: 'team-lead', text: 'LONG-NEW-1 while you read the top',
+      timestamp: new Date().toISOString(), read: true }]);
+    const pill = f.locator('.new-pill');
+    await poll('the new pill', async () => (await pill.isVisible()) && /^1 new/.test(await pill.textContent()), 20000);
+    assert.equal((await domKeys())[0], 0, 'the view stays on what the person reads');
+    await pill.click();
+    await poll('the new message at the bottom, in view', async () => f.evaluate(() => {
+      const t = document.querySelector('.thread');
+      const last = [...t.querySelectorAll('.msg')].at(-1);
+      if (!last?.textContent.includes('LONG-NEW-1')) return false;
+      const a = last.getBoundingClientRect(), b = t.getBoundingClientRect();
+      return a.bottom <= b.bottom + 2 && a.top >= b.top;
+    }), 10000);
+    assert.equal(await pill.isHidden(), true);
   }));

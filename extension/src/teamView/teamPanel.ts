@@ -26,6 +26,9 @@ import {
 export const TEAM_VIEW_TYPE = 'teamInbox.teamView';
 /** Older messages fetched per scroll to the top. */
 export const OLDER_PAGE = 200;
+/** Messages in the view's first `init`: what fills its first screens; the rest of the cached
+ * conversation follows as soon as the view asks for older ones (right after its first paint). */
+export const FIRST_PAINT = 50;
 
 export interface TeamViewDeps {
   cache: MessageCache;
@@ -47,6 +50,13 @@ class TeamPanel implements vscode.Disposable {
   private teamJson = '';
   /** Conversation entries fetched so far, newest first (the offset of the next older page). */
   private loaded = 0;
+  /** The cached conversation's messages left out of `init` (newest first): the view's first
+   * `older` gets them without a round trip to the sidecar. */
+  private rest: Message[] = [];
+  /** Their keys: a delta that changes one of them posts it, but it is no new message (`loaded`). */
+  private restKeys = new Set<string>();
+  /** Whether the sidecar has history older than the cached conversation. */
+  private moreInSidecar = false;
   private loadingOlder = false;
   private ready = false;
   private pendingFocus = '';
@@ -118,15 +128,22 @@ class TeamPanel implements vscode.Disposable {
     this.sent = new Map();
     this.posted = new WeakMap();
     for (const m of list) this.posted.set(m, team);
-    const messages = list.map(m => this.remember(viewMessage(m, team)));
+    // the first paint draws the newest few (down to the message to focus, if older); the view asks
+    // for the rest right after it
+    const focusAt = this.pendingFocus ? list.findIndex(m => convKey(m) === this.pendingFocus) : -1;
+    const first = Math.max(FIRST_PAINT, focusAt + 1 + 10);
+    const messages = list.slice(0, first).map(m => this.remember(viewMessage(m, team)));
+    this.rest = list.slice(first);
+    this.restKeys = new Set(this.rest.map(convKey));
     this.loaded = list.length;
+    this.moreInSidecar = list.length >= CONVERSATION_LIMIT;
     const vt = viewTeam(team, tasks);
     this.teamJson = JSON.stringify(vt);
     this.post({
       type: 'init',
       team: vt,
       messages,
-      hasOlder: list.length >= CONVERSATION_LIMIT,
+      hasOlder: this.rest.length > 0 || this.moreInSidecar,
       tasks: tasks.map(viewTask),
       tasksNote: tasksNote(team, tasks),
       focus: this.pendingFocus,
@@ -174,7 +191,7 @@ class TeamPanel implements vscode.Disposable {
       const v = viewMessage(m, team);
       const json = JSON.stringify(v);
       if (prev === json) continue;
-      if (prev === undefined) this.loaded++;
+      if (prev === undefined && !this.restKeys.has(v.key)) this.loaded++;
       this.sent.set(v.key, json);
       changed.push(v);
     }
@@ -185,6 +202,16 @@ class TeamPanel implements vscode.Disposable {
   private async older(): Promise<void> {
     const team = this.team();
     if (!team || this.loadingOlder) return;
+    if (this.rest.length) {
+      // the cached conversation's older part, held back from `init` (a delta may have posted some)
+      const fresh = this.rest
+        .splice(0)
+        .filter(m => !this.sent.has(convKey(m)))
+        .map(m => this.remember(viewMessage(m, team)));
+      this.restKeys.clear();
+      this.post({ type: 'older', messages: fresh, hasOlder: this.moreInSidecar });
+      return;
+    }
     this.loadingOlder = true;
     try {
       const r = await this.d.sidecar.request(Methods.conversation, {

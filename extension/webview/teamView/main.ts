@@ -55,10 +55,6 @@ let team: ViewTeam | undefined;
 let hasOlder = false,
   loadingOlder = false,
   unseenNew = 0;
-const msgs = new Map<string, ViewMessage>();
-const els = new Map<string, HTMLElement>();
-/** keys in thread order (oldest first) */
-let order: string[] = [];
 
 function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -102,6 +98,8 @@ const memberNote = h('span', { class: 'filter-note', 'aria-live': 'polite' });
 const toolbar = h('div', { class: 'toolbar' }, search, kindSel, memberNote);
 const thread = h('div', { class: 'thread', role: 'log', 'aria-label': 'Conversation', tabindex: '0' });
 const olderEl = h('button', { type: 'button', class: 'older', text: '' });
+const pagesEl = h('div', { class: 'pages' });
+const bottomEl = h('div', { class: 'bottom', 'aria-hidden': 'true' });
 const newBtn = h('button', { class: 'new-pill', hidden: '', 'aria-live': 'polite' });
 const recipients = h('div', { class: 'recipients', role: 'group', 'aria-label': 'Recipients' });
 const input = h('textarea', { class: 'input', rows: '3', 'aria-label': 'Message' });
@@ -121,7 +119,7 @@ const composer = h(
   readOnly,
 );
 app.append(header, membersEl, tasksBox, toolbar, h('div', { class: 'thread-wrap' }, thread, newBtn), composer);
-thread.append(olderEl);
+thread.append(olderEl, pagesEl, bottomEl);
 search.value = state.query;
 kindSel.value = state.kind;
 input.value = state.draft;
@@ -259,9 +257,20 @@ function showResults(rs: RecipientResult[], ok: boolean): void {
 }
 
 // ---- the thread ----
+// Every message the view has fetched stays in memory (`msgs`, `order`); only a window of the
+// thread is in the DOM. The thread is cut into pages of PAGE messages; a page near the viewport
+// (within a few screens, an IntersectionObserver's margin) holds its messages' elements, a page
+// out of it is an empty spacer of its last height, drawn again from memory on the way back. So
+// the DOM, its style and layout stay the size of a few screens whatever the length of the history.
 function timeEl(v: ViewMessage): HTMLElement {
   return h('time', { title: v.exact, 'data-t': String(v.time), text: v.time ? relativeTime(v.time) : '' });
 }
+
+/** Messages whose folds the person opened (a page drawn again keeps them open). */
+const unfolded = new Set<string>();
+/** A request card's state from the answer in the thread (a page drawn again shows it too). */
+const answered = new Map<string, string>();
+let focusedKey = '';
 
 function messageEl(v: ViewMessage): HTMLElement {
   const delivery = DELIVERY[v.delivery] ?? '';
@@ -279,7 +288,7 @@ function messageEl(v: ViewMessage): HTMLElement {
   const art = h(
     'article',
     {
-      class: `msg kind-${v.kind}${colorClass(v.color)}`,
+      class: `msg kind-${v.kind}${colorClass(v.color)}${v.key === focusedKey ? ' focused' : ''}`,
       tabindex: '0',
       'data-key': v.key,
       'aria-label': `${v.from} to ${v.to}, ${v.exact}: ${v.preview}`,
@@ -289,39 +298,184 @@ function messageEl(v: ViewMessage): HTMLElement {
   if (v.card) {
     const c = v.card;
     const card = h('div', { class: `card card-${c.type}` }, h('div', { class: 'card-title', text: c.title }));
-    if (c.state) card.append(h('span', { class: `card-state state-${c.state}`, text: c.state }));
+    const st = answered.get(v.key) ?? c.state;
+    if (st) card.append(h('span', { class: `card-state state-${st}`, text: st }));
     if (c.fields.length) {
       card.append(h('dl', {}, ...c.fields.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: val })])));
     }
-    if (c.body) card.append(foldable(c.body));
+    if (c.body) card.append(foldable(c.body, v.key));
     art.append(card);
   } else {
-    art.append(foldable(v.text));
+    art.append(foldable(v.text, v.key));
   }
   return art;
 }
 
-function foldable(text: string): HTMLElement {
+function foldable(text: string, key: string): HTMLElement {
   const body = h('div', { class: 'body md' });
   body.innerHTML = renderMarkdown(text); // markdown-it, html off: every tag the agent wrote is escaped text
   const long = text.length > FOLD_CHARS || text.split('\n').length > FOLD_LINES;
   if (!long) return body;
-  body.classList.add('folded');
-  const more = h('button', { class: 'more', type: 'button', 'aria-expanded': 'false', text: 'show more' });
+  const open = unfolded.has(key);
+  body.classList.toggle('folded', !open);
+  const more = h('button', {
+    class: 'more',
+    type: 'button',
+    'aria-expanded': String(open),
+    text: open ? 'show less' : 'show more',
+  });
   more.addEventListener('click', () => {
     const folded = body.classList.toggle('folded');
+    if (folded) unfolded.delete(key);
+    else unfolded.add(key);
     more.textContent = folded ? 'show more' : 'show less';
     more.setAttribute('aria-expanded', String(!folded));
   });
   return h('div', { class: 'fold' }, body, more);
 }
 
-const atBottom = () => thread.scrollHeight - thread.scrollTop - thread.clientHeight < 40;
+/** Messages per page of the thread: what is drawn or dropped at once. */
+const PAGE = 50;
+/** A dropped page's height per message shown, where its real one is not known (a page fetched but
+ * not drawn yet, or a filter changed): a message's placeholder height (styles.css, `.msg`). */
+const EST = 80;
+interface Page {
+  el: HTMLElement;
+  /** its messages' keys, oldest first */
+  keys: string[];
+  /** its messages' elements are in the DOM */
+  live: boolean;
+}
+const pages: Page[] = [];
+const pageOf = new Map<string, Page>();
+const pageByEl = new WeakMap<Element, Page>();
+const msgs = new Map<string, ViewMessage>();
+/** the elements of the messages in the DOM (the live pages') */
+const els = new Map<string, HTMLElement>();
+/** keys in thread order (oldest first) */
+let order: string[] = [];
+
+/** Draws a dropped page's messages again (from memory), or leaves a live one. Only the messages
+ * the filter shows get elements: a filter that hides most of the history leaves short pages, and
+ * the window, measured in pixels, would otherwise draw thousands of hidden ones. */
+function drawPage(p: Page): void {
+  if (p.live) return;
+  const frag = document.createDocumentFragment();
+  for (const k of p.keys) {
+    const v = msgs.get(k)!;
+    if (!hiddenByFilter(v)) frag.append(drawMessage(v));
+  }
+  p.el.replaceChildren(frag);
+  p.el.style.height = ''; // CSSOM, not a style attribute in markup: allowed by the CSP
+  p.live = true;
+}
+function drawMessage(v: ViewMessage): HTMLElement {
+  const el = messageEl(v);
+  els.set(v.key, el);
+  return el;
+}
+/** Puts message `v` (at `at` in live page `p`'s keys) into the DOM, before the next drawn one. */
+function drawInto(p: Page, at: number, v: ViewMessage): HTMLElement {
+  let after: HTMLElement | null = null;
+  for (let j = at + 1; j < p.keys.length && !after; j++) after = els.get(p.keys[j]) ?? null;
+  const el = drawMessage(v);
+  p.el.insertBefore(el, after);
+  return el;
+}
+/** A live page drawn again (a filter changed what it shows). */
+function redrawPage(p: Page): void {
+  if (!p.live) return;
+  for (const k of p.keys) els.delete(k);
+  p.live = false;
+  drawPage(p);
+}
+/** Empties a page far out of view, leaving a spacer of its height (the scroll does not move). */
+function dropPage(p: Page, height: number): void {
+  if (!p.live || !p.keys.length || p.el.contains(document.activeElement)) return;
+  for (const k of p.keys) els.delete(k);
+  p.el.style.height = `${Math.round(height)}px`;
+  p.el.replaceChildren();
+  p.live = false;
+}
+/** The window: pages within three heights of the thread each way are drawn, the rest dropped. The
+ * entry's rectangle is the layout the frame made already: nothing here forces one. */
+const windowObserver = new IntersectionObserver(
+  entries => {
+    for (const e of entries) {
+      const p = pageByEl.get(e.target);
+      if (!p) continue;
+      if (e.isIntersecting) drawPage(p);
+      else dropPage(p, e.boundingClientRect.height);
+    }
+  },
+  { root: thread, rootMargin: '300% 0px' },
+);
+/** New pages start as spacers (an older page fetched: drawn when the window reaches it). */
+let spawnDropped = false;
+function newPage(i: number): Page {
+  const p: Page = { el: h('div', { class: 'page' }), keys: [], live: !spawnDropped };
+  if (spawnDropped) p.el.style.height = '0px';
+  pageByEl.set(p.el, p);
+  pagesEl.insertBefore(p.el, pages[i]?.el ?? null);
+  pages.splice(i, 0, p);
+  windowObserver.observe(p.el);
+  return p;
+}
+function clearThread(): void {
+  for (const p of pages) windowObserver.unobserve(p.el);
+  pagesEl.replaceChildren();
+  pages.length = 0;
+  pageOf.clear();
+  msgs.clear();
+  els.clear();
+  order = [];
+  unfolded.clear();
+  answered.clear();
+  focusedKey = '';
+  thread.dataset.messages = '0';
+}
+
+/** Near the bottom (the IntersectionObserver's word, not a layout read on each scroll). */
+let nearBottom = true;
+/** The line at the top is within reach: older messages are asked for. */
+let olderNear = false;
+new IntersectionObserver(
+  ([e]) => {
+    nearBottom = e.isIntersecting;
+    if (nearBottom && unseenNew) {
+      unseenNew = 0;
+      drawNew();
+    }
+  },
+  { root: thread, rootMargin: '0px 0px 40px 0px' },
+).observe(bottomEl);
+const olderObserver = new IntersectionObserver(
+  ([e]) => {
+    olderNear = e.isIntersecting;
+    if (olderNear) askOlder();
+  },
+  { root: thread, rootMargin: '600px 0px 0px 0px' },
+);
+olderObserver.observe(olderEl);
+
 const toBottom = () => {
+  // the newest pages drawn first: they may have been dropped while the person read older ones
+  for (const p of pages.slice(-2)) drawPage(p);
   thread.scrollTop = thread.scrollHeight;
+  stickToBottom(); // again at the next frame: the messages now in view take their real heights
   unseenNew = 0;
   drawNew();
 };
+/** Stays at the bottom after a live message: at the next frame, whose layout it joins. */
+let sticking = false;
+function stickToBottom(): void {
+  if (sticking) return;
+  sticking = true;
+  requestAnimationFrame(() => {
+    sticking = false;
+    thread.scrollTop = thread.scrollHeight;
+  });
+}
 function drawNew(): void {
   newBtn.hidden = unseenNew === 0;
   newBtn.textContent = `${unseenNew} new ↓`;
@@ -341,54 +495,50 @@ function slot(v: ViewMessage): number {
   return lo;
 }
 
-/** Messages per page of the thread. Each page is `content-visibility: auto`: a page out of view is
- * skipped whole, so what a frame lays out while scrolling does not grow with the history. */
-const PAGE = 100;
-/** Puts a new message before `before` (null: at the end), in its page, or a new one at a full
- * page's edge. */
-function place(el: HTMLElement, before: HTMLElement | null): void {
-  const isPage = (e: Element | null): e is HTMLElement => !!e && e.classList.contains('page');
-  if (before) {
-    const page = before.parentElement!;
-    if (page.firstElementChild !== before || page.childElementCount < PAGE) {
-      page.insertBefore(el, before);
-      return;
+/** Puts a new message (already in `order` at `i`) into its page, or a new page at a full page's
+ * edge; into the DOM if its page is live, else into the spacer's height. */
+function place(v: ViewMessage, i: number): void {
+  const next = order[i + 1];
+  let p: Page, at: number;
+  if (next !== undefined) {
+    const np = pageOf.get(next)!;
+    const ni = np.keys.indexOf(next);
+    if (ni > 0 || np.keys.length < PAGE) [p, at] = [np, ni];
+    else {
+      const pi = pages.indexOf(np);
+      const prev = pages[pi - 1];
+      if (prev && prev.keys.length < PAGE) [p, at] = [prev, prev.keys.length];
+      else [p, at] = [newPage(pi), 0];
     }
-    const prev = page.previousElementSibling;
-    if (isPage(prev) && prev.childElementCount < PAGE) {
-      prev.append(el);
-      return;
-    }
-    const fresh = h('div', { class: 'page' });
-    page.before(fresh);
-    fresh.append(el);
-    return;
+  } else {
+    const last = pages[pages.length - 1];
+    if (last && last.keys.length < PAGE) [p, at] = [last, last.keys.length];
+    else [p, at] = [newPage(pages.length), 0];
   }
-  let last = thread.lastElementChild;
-  if (!isPage(last) || last.childElementCount >= PAGE) {
-    last = h('div', { class: 'page' });
-    thread.append(last);
-  }
-  last.append(el);
+  p.keys.splice(at, 0, v.key);
+  pageOf.set(v.key, p);
+  if (hiddenByFilter(v)) return;
+  if (p.live) drawInto(p, at, v);
+  else p.el.style.height = `${(parseFloat(p.el.style.height) || 0) + EST}px`;
 }
 
 function upsert(v: ViewMessage): boolean {
-  const old = els.get(v.key);
-  const el = messageEl(v);
-  applyFilterTo(v, el);
-  if (old) {
-    old.replaceWith(el);
-    els.set(v.key, el);
+  if (msgs.has(v.key)) {
     msgs.set(v.key, v);
+    const old = els.get(v.key);
+    const p = pageOf.get(v.key)!;
+    if (hiddenByFilter(v)) {
+      old?.remove();
+      els.delete(v.key);
+    } else if (old) old.replaceWith(drawMessage(v));
+    else if (p.live) drawInto(p, p.keys.indexOf(v.key), v);
     linkAnswers(v);
     return false;
   }
   const i = slot(v);
   msgs.set(v.key, v);
-  const before = i < order.length ? els.get(order[i])! : null;
   order.splice(i, 0, v.key);
-  place(el, before);
-  els.set(v.key, el);
+  place(v, i);
   linkAnswers(v);
   return true;
 }
@@ -406,6 +556,7 @@ function linkAnswers(v: ViewMessage): void {
     if (x.card?.state !== 'pending' || !x.card.fields.some(f => f[0] === 'request id' && f[1] === req)) continue;
     const a = answer(v) ? v : [...msgs.values()].find(answer);
     if (!a) continue;
+    answered.set(k, a.card!.state);
     const el = els.get(k)?.querySelector('.card-state');
     if (el) {
       el.textContent = a.card!.state;
@@ -415,11 +566,12 @@ function linkAnswers(v: ViewMessage): void {
 }
 
 function addMessages(list: ViewMessage[], live: boolean): void {
-  const stick = atBottom();
+  const stick = nearBottom;
   let fresh = 0;
   for (const v of list) if (upsert(v) && !hiddenByFilter(v)) fresh++;
+  thread.dataset.messages = String(order.length);
   if (!live) return;
-  if (stick) toBottom();
+  if (stick) stickToBottom();
   else if (fresh) {
     unseenNew += fresh;
     drawNew();
@@ -428,9 +580,22 @@ function addMessages(list: ViewMessage[], live: boolean): void {
 
 function prependOlder(list: ViewMessage[]): void {
   const fromBottom = thread.scrollHeight - thread.scrollTop;
-  for (const v of list) upsert(v);
+  // into spacers: the window draws the pages it reaches, not all 200 in this task
+  spawnDropped = true;
+  try {
+    for (const v of list) upsert(v);
+  } finally {
+    spawnDropped = false;
+  }
+  thread.dataset.messages = String(order.length);
   thread.scrollTop = thread.scrollHeight - fromBottom; // stay on what the person reads
   drawOlder();
+  // still within reach (a short page, or a tall window): the observer says so again, and asks
+  // again; a filtered thread waits for a scroll or a click instead of fetching the whole history
+  if (!filtering()) {
+    olderObserver.unobserve(olderEl);
+    olderObserver.observe(olderEl);
+  }
 }
 function drawOlder(): void {
   olderEl.textContent = hasOlder
@@ -448,12 +613,10 @@ function askOlder(): void {
     post({ type: 'older' });
   }
 }
+// the observers' flags only: no layout read on a scroll event (a filtered thread asks on the
+// observer's change, a scroll to the top, or a click: not in a loop of its own prepends' scrolls)
 thread.addEventListener('scroll', () => {
-  if (atBottom() && unseenNew) {
-    unseenNew = 0;
-    drawNew();
-  }
-  if (thread.scrollTop < 80) askOlder();
+  if (olderNear && !filtering()) askOlder();
 });
 // a filtered thread may be too short to scroll: the line at the top asks too
 olderEl.addEventListener('click', askOlder);
@@ -466,16 +629,23 @@ function hiddenByFilter(v: ViewMessage): boolean {
   if (q && ![v.from, v.to, v.preview, v.text, v.card?.body ?? ''].some(s => s.toLowerCase().includes(q))) return true;
   return false;
 }
-function applyFilterTo(v: ViewMessage, el: HTMLElement): void {
-  el.hidden = hiddenByFilter(v);
-}
+const filtering = () => !!(state.member || state.kind || state.query.trim());
 function applyFilter(): void {
-  let shown = 0;
-  for (const [k, v] of msgs) {
-    const el = els.get(k)!;
-    applyFilterTo(v, el);
-    if (!el.hidden) shown++;
+  for (const p of pages) {
+    if (p.live) redrawPage(p);
+    // a dropped page's height was measured under the old filter: an estimate by what it shows now
+    else p.el.style.height = `${p.keys.filter(k => !hiddenByFilter(msgs.get(k)!)).length * EST}px`;
   }
+  drawNote();
+}
+/** The filter's line: how many of the messages held it shows (counted only while one is on). */
+function drawNote(): void {
+  if (!filtering() && !state.query) {
+    memberNote.textContent = '';
+    return;
+  }
+  let shown = 0;
+  for (const v of msgs.values()) if (!hiddenByFilter(v)) shown++;
   const parts = [
     state.member ? `with ${state.member}` : '',
     state.kind ? `${state.kind}s only` : '',
@@ -570,11 +740,7 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
   const m = e.data;
   switch (m.type) {
     case 'init':
-      for (const el of els.values()) el.remove();
-      for (const page of thread.querySelectorAll('.page')) page.remove();
-      msgs.clear();
-      els.clear();
-      order = [];
+      clearThread();
       unseenNew = 0;
       drawTeam(m.team);
       hasOlder = m.hasOlder;
@@ -585,19 +751,21 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
       drawTasks(m.tasks, m.tasksNote);
       if (m.focus) focusMessage(m.focus);
       else toBottom();
+      // the rest of the cached conversation right after this first paint (the host holds it)
+      requestAnimationFrame(() => setTimeout(askOlder, 0));
       break;
     case 'team':
       drawTeam(m.team);
       break;
     case 'upsert':
       addMessages(m.messages.slice().reverse(), true);
-      applyFilter();
+      drawNote();
       break;
     case 'older':
       hasOlder = m.hasOlder;
       loadingOlder = false;
       prependOlder(m.messages);
-      applyFilter();
+      drawNote();
       break;
     case 'tasks':
       drawTasks(m.tasks, m.tasksNote);
@@ -616,12 +784,15 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
 });
 
 function focusMessage(key: string): void {
-  const el = els.get(key);
-  if (!el) {
+  const p = pageOf.get(key);
+  if (!p) {
     toBottom();
     return;
   }
-  el.hidden = false;
+  drawPage(p);
+  focusedKey = key;
+  // a message the filter hides is drawn all the same: it is the one asked for
+  const el = els.get(key) ?? drawInto(p, p.keys.indexOf(key), msgs.get(key)!);
   el.scrollIntoView({ block: 'center' });
   el.classList.add('focused');
   el.focus();
