@@ -2,7 +2,8 @@
 """Opens each .vsix (a zip) and checks its orjson: the universal one has none (the sidecar
 runs on its standard-library stand-in), a platform's one has that platform's compiled orjson
 for CPython 3.10..3.14 and no other platform's. Also: the sidecar, LICENSE and the icon are
-packaged, and the manifest's target matches the file name.
+packaged, the sidecar's modules with this Python's hash-checked bytecode, and the manifest's
+target matches the file name.
     check_vsix.py FILE.vsix...     (default: every dist/team-inbox*.vsix)
     check_vsix.py --release FILE.vsix...   also what both registries refuse (scripts/release.sh):
         every target and the universal fallback, one identity and version, the licence, the
@@ -72,6 +73,7 @@ def check(path: pathlib.Path) -> list[str]:
     ):
         if need not in names:
             errors.append(f"missing {need}")
+    errors += bytecode_problems(path, names)
     if not any(n.startswith("extension/") and n.endswith("icon.png") for n in names):
         errors.append("no icon.png")
     declared = re.search(r'TargetPlatform="([^"]+)"', manifest)
@@ -110,6 +112,31 @@ def check(path: pathlib.Path) -> list[str]:
         flush=True,
     )
     return errors
+
+
+def bytecode_problems(path: pathlib.Path, names: list[str]) -> list[str]:
+    """The packaging Python's bytecode (scripts/package-vsix.sh) beside each of the sidecar's
+    modules, hash-checked (valid whatever mtimes the install gives the sources), and no
+    bytecode without its source."""
+    tag = sys.implementation.cache_tag
+    sources = [n for n in names if n.startswith(LIBS + "teaminbox/") and n.endswith(".py")]
+    errors = []
+    with zipfile.ZipFile(path) as z:
+        for src in sources:
+            folder, _, name = src.rpartition("/")
+            pyc = f"{folder}/__pycache__/{name[:-3]}.{tag}.pyc"
+            if pyc not in names:
+                errors.append(f"no {tag} bytecode for {src}")
+                continue
+            flags = struct.unpack("<I", z.read(pyc)[4:8])[0]
+            if flags != 0b11:  # hash-based, check_source
+                errors.append(f"{pyc} is not hash-checked bytecode (flags {flags})")
+    for n in names:
+        if n.endswith(".pyc"):
+            folder, _, name = n.rpartition("/__pycache__/")
+            if f"{folder}/{name.split('.')[0]}.py" not in names:
+                errors.append(f"bytecode without its source: {n}")
+    return errors[:5]
 
 
 TARGETS = ("universal", *NATIVE)
