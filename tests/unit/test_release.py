@@ -5,11 +5,14 @@ and stand-ins for vsce and ovsx that record how they were called (no registry is
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import struct
 import subprocess
+import sys
 import zipfile
 import zlib
+from importlib.util import MAGIC_NUMBER, source_hash
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "release.sh"
 LIBS = "extension/bundled/libs/"
+TAG = sys.implementation.cache_tag
 TARGETS = ("universal", "linux-x64", "linux-arm64", "alpine-x64", "darwin-x64", "darwin-arm64",
            "win32-x64")  # fmt: skip
 README = "# Team Inbox\n\n" + "See and steer every agent team on your machine from VS Code. " * 6
@@ -78,8 +82,9 @@ def vsix(
         z.writestr("extension/dist/teamView.js", "")  # the team view's bundle (check_vsix)
         z.writestr("extension/dist/teamView.css", "")
         z.writestr("extension/extension/media/icon.png", png(128, 128) if icon is None else icon)
-        z.writestr(f"{LIBS}teaminbox/__main__.py", "")
-        z.writestr(f"{LIBS}teaminbox/orjson_standin.py", "")
+        for module in ("__main__", "orjson_standin"):  # the sources and their bytecode
+            z.writestr(f"{LIBS}teaminbox/{module}.py", "")
+            z.writestr(f"{LIBS}teaminbox/__pycache__/{module}.{TAG}.pyc", hash_pyc(b""))
         if target != "universal":
             z.writestr(f"{LIBS}orjson/__init__.py", "")
             for minor in (10, 11, 12, 13, 14):
@@ -100,9 +105,16 @@ def stand_in(folder: Path, name: str) -> Path:
     return exe
 
 
+def hash_pyc(source: bytes) -> bytes:
+    """Hash-checked bytecode of `source`, as scripts/package-vsix.sh compiles it."""
+    code = marshal.dumps(compile(source, "<vsix>", "exec"))
+    return MAGIC_NUMBER + struct.pack("<I", 0b11) + source_hash(source) + code
+
+
 def release(tmp: Path, files: list[Path], **tokens: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("VSCE_PAT", "OVSX_PAT")}
     env |= {"VSCE": str(stand_in(tmp, "vsce")), "OVSX": str(stand_in(tmp, "ovsx")), **tokens}
+    env["PYTHON"] = sys.executable  # check_vsix.py wants this Python's bytecode (TAG)
     return subprocess.run(
         ["bash", str(SCRIPT), *map(str, files)],
         capture_output=True,
