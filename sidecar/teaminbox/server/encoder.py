@@ -16,6 +16,11 @@ from typing import Any
 from ..jsonio import dumps_any
 
 log = logging.getLogger("teaminbox")
+INTERNAL_ERROR = -32603  # JSON-RPC's
+
+
+def internal_error(message: str) -> dict[str, Any]:
+    return {"code": INTERNAL_ERROR, "message": message}
 
 
 def frame(message: dict[str, Any]) -> bytes:
@@ -26,7 +31,7 @@ def frame(message: dict[str, Any]) -> bytes:
         log.exception("cannot encode a message to the client")
         if "id" not in message:
             return b""
-        error = {"code": -32603, "message": f"cannot encode the result: {err}"}
+        error = internal_error(f"cannot encode the result: {err}")
         body = dumps_any({"jsonrpc": "2.0", "id": message["id"], "error": error})
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__, codecache
 from ..errors import InvalidParams, TeamInboxError
 from .core import Handler, TeamInboxServer, Writer, error_of
-from .encoder import response
+from .encoder import internal_error, response
 
 if TYPE_CHECKING:
     from .lsp import LspServer
@@ -108,7 +108,7 @@ class Router:
             self._respond(msg_id, error=error_of(err))
         except Exception as err:
             log.exception("request %r failed", msg_id)
-            self._respond(msg_id, error={"code": -32603, "message": f"{type(err).__name__}: {err}"})
+            self._respond(msg_id, error=internal_error(f"{type(err).__name__}: {err}"))
         else:
             self._respond(msg_id, result)
         finally:
@@ -129,7 +129,7 @@ class Router:
             held, self._held = self._held, []
             for raw in held:
                 if isinstance(raw, dict) and "id" in raw:
-                    self._respond(raw["id"], error={"code": -32603, "message": f"{err}"})
+                    self._respond(raw["id"], error=internal_error(str(err)))
             return
         # a callback, not this task: pygls's `exit` raises SystemExit, which then ends the loop
         # as it does from any message, not as a task's exception nobody retrieved
