@@ -5,9 +5,11 @@ order. Each case runs in a fresh interpreter, where nothing has imported pygls y
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +230,76 @@ def test_exit_before_pygls_has_loaded_ends_the_server_as_lsp_says(tmp_path: Path
         assert proc.stderr is not None
         err = proc.stderr.read()
         assert b"Task exception" not in err and b"Traceback" not in err, err
+
+
+def test_when_pygls_cannot_load_nothing_waits_for_it(tmp_path: Path) -> None:
+    """A broken pygls (here one that fails to import) leaves the core serving its own
+    requests; every other request gets an error at once, `shutdown` and `exit` still end the
+    server as LSP says, before and after the failure alike."""
+    broken = tmp_path / "broken"
+    (broken / "pygls").mkdir(parents=True)
+    (broken / "pygls" / "__init__.py").write_text("raise ImportError('a broken pygls')\n")
+    root = tmp_path / "teams"
+    make_team(root, "alpha", ["team-lead", "tester"])
+    env = {
+        "PYTHONPATH": f"{broken}:{SIDECAR}",
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "teaminbox", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    got = b""
+
+    def until(*wanted: bytes) -> None:
+        nonlocal got
+        deadline = time.monotonic() + 60
+        while not all(w in got for w in wanted):
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
+            assert ready, f"no answer in 60 s (held?): wanted {wanted}, got {got!r}"
+            chunk = proc.stdout.read1(65536)  # type: ignore[union-attr]
+            assert chunk, f"the server closed its stdout; got {got!r}"
+            got += chunk
+
+    try:
+        initialized = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
+        # 3 comes for pygls while it loads (held), 4 after it failed
+        proc.stdin.write(frames(init(root), initialized, request(2, "teamInbox/teams")))
+        proc.stdin.write(frames(request(3, "no/such")))
+        proc.stdin.flush()
+        until(b'"id":2', b'"id":3')
+        proc.stdin.write(frames(request(4, "nor/this"), request(5, "teamInbox/teams")))
+        proc.stdin.flush()
+        until(b'"id":4', b'"id":5')
+        proc.stdin.write(frames(request(6, "shutdown", None)))
+        proc.stdin.flush()
+        until(b'"id":6')
+        proc.stdin.write(frames({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        assert proc.wait(60) == 0  # exit after shutdown, though pygls never loaded
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    answers = {m["id"]: m for m in parse(got) if "id" in m}
+    assert [t["name"] for t in answers[2]["result"]["teams"]] == ["alpha"]
+    assert answers[5]["result"] == answers[2]["result"]  # the core still serves
+    for held_or_late in (3, 4):  # answered, not held for ever
+        error = answers[held_or_late]["error"]
+        assert error["code"] == -32603 and "a broken pygls" in error["message"]
+    assert answers[6]["result"] is None
+
+
+def parse(stream: bytes) -> list[dict[str, Any]]:
+    out = []
+    while stream:
+        head, _, rest = stream.partition(b"\r\n\r\n")
+        size = int(head.split(b":")[1])
+        out.append(json.loads(rest[:size]))
+        stream = rest[size:]
+    return out

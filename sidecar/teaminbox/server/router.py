@@ -54,6 +54,9 @@ class Router:
         self._handle: Any = None  # lsp.handle, once loaded
         self._held: list[Any] = []  # messages for pygls, before it is loaded
         self._loading: asyncio.Future[None] | None = None
+        self._broken = ""  # why pygls did not load: the core serves alone from then on
+        self._shut_down = False
+        self._stopping: asyncio.Future[None] | None = None
 
     def set_writer(self, writer: Writer) -> None:
         self.core.writer = writer
@@ -75,6 +78,8 @@ class Router:
             self.core.spawn(self._start())
         elif asked and isinstance(method, str) and method in self.core.handlers:
             self.core.spawn(self._answer(msg["id"], self.core.handlers[method], params))
+        elif self._broken:
+            self._without_pygls(msg)
         else:
             self._held.append(raw)
             self.load()
@@ -124,16 +129,38 @@ class Router:
         loop = asyncio.get_running_loop()
         try:
             module = await loop.run_in_executor(self.core.pool, _lsp)
-        except Exception as err:  # a broken install: say so to each message that waits
+        except Exception as err:  # a broken install: the core goes on serving its own requests
             log.exception("pygls did not load")
-            held, self._held = self._held, []
-            for raw in held:
-                if isinstance(raw, dict) and "id" in raw:
-                    self._respond(raw["id"], error=internal_error(str(err)))
+            loop.call_soon(self._fail, f"pygls did not load: {type(err).__name__}: {err}")
             return
         # a callback, not this task: pygls's `exit` raises SystemExit, which then ends the loop
         # as it does from any message, not as a task's exception nobody retrieved
         loop.call_soon(self._hand_over, module)
+
+    def _fail(self, why: str) -> None:
+        self._broken = why
+        held, self._held = self._held, []
+        for raw in held:
+            self._without_pygls(raw if isinstance(raw, dict) else {})
+
+    def _without_pygls(self, msg: dict[str, Any]) -> None:
+        """What pygls would have served, once it cannot load: the lifecycle as LSP says, an
+        error for any other request (none is left waiting), other notifications dropped."""
+        method = msg.get("method")
+        if method == "exit":
+            raise SystemExit(0 if self._shut_down else 1)
+        if "id" not in msg:
+            return
+        if method == "shutdown":
+            self._shut_down = True
+            # not core.spawn: core.stop() cancels the core's own tasks
+            self._stopping = asyncio.ensure_future(self._stop(msg["id"]))
+        else:
+            self._respond(msg["id"], error=internal_error(self._broken))
+
+    async def _stop(self, msg_id: Any) -> None:
+        await self.core.stop()  # as pygls's `shutdown` does (lsp.py)
+        self._respond(msg_id, None)
 
     async def drain(self) -> None:
         """The client is gone: what it sent for pygls is served still (say, `exit`'s code)."""
