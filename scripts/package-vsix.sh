@@ -83,6 +83,10 @@ for w in glob.glob(sys.argv[1] + "/*.whl"):
     [ -n "$tag" ] && [[ "$tags" != *" $tag "* ]] || continue
     # a file another version cannot compile just gets no bytecode: it compiles at its first import
     "$py" -m compileall -q -j 0 --invalidation-mode checked-hash "$stage/bundled/libs" >/dev/null || true
+    # and the attrs/cattrs code a start compiles (codecache.py reads it until the user's own is
+    # written): a first-ever start then compiles none of it (~30-40 ms of ~200 here)
+    "$py" scripts/seed-codecache.py "$stage/bundled/libs" 2>/dev/null \
+      || echo "package-vsix: no attrs code seed for $tag" >&2
     tags+="$tag "
   done
   sed -i '/__pycache__/d; /\*\.pyc/d' "$stage/.vscodeignore"  # the stage holds only these

@@ -7,6 +7,8 @@ classes: compiling them is ~150 ms of the sidecar's ~600 ms start on a quiet cor
 The code is kept, keyed by its exact source text and file name, in a folder of the
 extension's (`TEAMINBOX_CODECACHE`, else `sys.pycache_prefix`), and reused on the next
 start. Without that folder, or with an attrs whose internals differ, nothing changes.
+Until that folder holds a file, the .vsix's own (`codecache-seed/` beside this module,
+written by scripts/package-vsix.sh) is read instead, so a first-ever start compiles none.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 log = logging.getLogger("teaminbox")
 
 FOLDER_ENV = "TEAMINBOX_CODECACHE"  # the extension's: its storage, not the bytecode's prefix
+SEED = Path(__file__).with_name("codecache-seed")  # the packaging machine's codes, in the .vsix
 MAX_BYTES = 32 * 1024 * 1024  # a bigger file is not ours: ignored
 # A hashable class's `__hash__` starts from `hash(its generated file name)`, a number
 # written into the script that changes with every start (str hashes are salted): it is
@@ -49,10 +52,14 @@ class CodeCache:
     """Two files: the codes the first answer needs (read at the start) and the rest (pygls's,
     later requests': read at the first code the first file lacks)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, seed: Path | None = None) -> None:
         self.path = path
         self.late_path = path.with_name(f"{path.stem}.late{path.suffix}")
-        self.codes: dict[bytes, Any] = _load(path)
+        read = path
+        if seed is not None and not path.exists():  # nothing of ours yet: the packaged codes
+            read = seed / path.name
+        self.late_read_path = read.with_name(self.late_path.name)
+        self.codes: dict[bytes, Any] = _load(read)
         self.late_read = False
         self.used: dict[bytes, Any] = {}
         self.first: set[bytes] | None = None  # `mark_first`: what the first answer used
@@ -64,7 +71,7 @@ class CodeCache:
         code = self.codes.get(key)
         if code is None and not self.late_read:
             self.late_read = True
-            self.codes.update(_load(self.late_path))
+            self.codes.update(_load(self.late_read_path))
             code = self.codes.get(key)
         if code is None:
             code = compile(script, filename, "exec")
@@ -124,9 +131,10 @@ def mark_first() -> None:
         _installed.mark_first()
 
 
-def install(prefix: str | None = None) -> CodeCache | None:
+def install(prefix: str | None = None, seed: Path | None = SEED) -> CodeCache | None:
     """Routes attrs' compiles through a cache under `prefix` (default `$TEAMINBOX_CODECACHE`,
-    else `sys.pycache_prefix`). Call it before anything defines attrs classes."""
+    else `sys.pycache_prefix`), read from `seed` until `prefix` holds one. Call it before
+    anything defines attrs classes."""
     global _installed
     if _installed is not None:
         return _installed
@@ -137,7 +145,7 @@ def install(prefix: str | None = None) -> CodeCache | None:
     # ms, a tenth of a start). Nothing is lost: a code is found by its exact source text,
     # and a file holds only the last start's codes, so another attrs' leave with its start.
     tag = sys.implementation.cache_tag
-    cache = CodeCache(Path(prefix) / "teaminbox" / f"attrs-code.{tag}.marshal")
+    cache = CodeCache(Path(prefix) / "teaminbox" / f"attrs-code.{tag}.marshal", seed)
 
     def compile_and_eval(
         script: str,

@@ -2,7 +2,8 @@
 """Opens each .vsix (a zip) and checks its orjson: the universal one has none (the sidecar
 runs on its standard-library stand-in), a platform's one has that platform's compiled orjson
 for CPython 3.10..3.14 and no other platform's. Also: the sidecar, LICENSE and the icon are
-packaged, the sidecar's modules with this Python's hash-checked bytecode, and the manifest's
+packaged, the sidecar's modules with this Python's hash-checked bytecode and attrs code seed
+(codecache.py), and the manifest's
 target matches the file name.
     check_vsix.py FILE.vsix...     (default: every dist/team-inbox*.vsix)
     check_vsix.py --release FILE.vsix...   also what both registries refuse (scripts/release.sh):
@@ -11,6 +12,7 @@ target matches the file name.
 
 import glob
 import json
+import marshal
 import pathlib
 import re
 import struct
@@ -131,6 +133,12 @@ def bytecode_problems(path: pathlib.Path, names: list[str]) -> list[str]:
             flags = struct.unpack("<I", z.read(pyc)[4:8])[0]
             if flags != 0b11:  # hash-based, check_source
                 errors.append(f"{pyc} is not hash-checked bytecode (flags {flags})")
+        for kind in ("", ".late"):  # scripts/seed-codecache.py
+            seed = f"{LIBS}teaminbox/codecache-seed/attrs-code.{tag}{kind}.marshal"
+            if seed not in names:
+                errors.append(f"no attrs code seed {seed}")
+            elif not isinstance(codes := marshal.loads(z.read(seed)), dict) or not codes:
+                errors.append(f"{seed} holds no codes")
     for n in names:
         if n.endswith(".pyc"):
             folder, _, name = n.rpartition("/__pycache__/")

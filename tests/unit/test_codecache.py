@@ -54,9 +54,12 @@ print(json.dumps({"installed": cache is not None, "hits": cache.hits if cache el
 """
 
 
-def run(prefix: Path | None, **env: str) -> dict[str, object]:
-    script = SCRIPT.replace("SIDECAR", repr(str(SIDECAR))).replace(
-        "PREFIX", repr(str(prefix)) if prefix else "None"
+def run(prefix: Path | None, seed: Path | None = None, **env: str) -> dict[str, object]:
+    script = (
+        SCRIPT.replace("SIDECAR", repr(str(SIDECAR)))
+        .replace("PREFIX", repr(str(prefix)) if prefix else "None")
+        .replace("install(", f"install(seed=Path({str(seed)!r}), prefix=" if seed else "install(")
+        .replace("import json, sys", "import json, sys\nfrom pathlib import Path")
     )
     e = {
         k: v
@@ -126,6 +129,25 @@ def test_the_extensions_folder_comes_from_the_environment(tmp_path: Path) -> Non
     assert first["installed"] and first["misses"]
     assert cache_file(tmp_path).stat().st_size > 0
     assert run(None, TEAMINBOX_CODECACHE=str(tmp_path))["hits"] == first["misses"]
+
+
+def test_a_first_start_reads_the_packaged_seed_and_compiles_nothing(tmp_path: Path) -> None:
+    """The .vsix carries a start's codes (scripts/seed-codecache.py); until the extension's
+    own folder holds a file they are read from there, and nothing is compiled or written."""
+    made = run(tmp_path / "packaging")
+    seed = tmp_path / "seed"
+    (tmp_path / "packaging" / "teaminbox").rename(seed)
+    user = tmp_path / "user"
+    first = run(user, seed=seed)
+    assert first["hits"] == made["misses"] and not first["misses"]
+    assert first["eq"] and first["frozen"] and first["seeded"]
+    assert not (user / "teaminbox").exists()  # nothing compiled: nothing to write
+    # once the user's own file is there, the seed is not read (a garbage one: all compiled)
+    (user / "teaminbox").mkdir(parents=True)
+    cache_name = next(f.name for f in seed.iterdir() if ".late." not in f.name)
+    (user / "teaminbox" / cache_name).write_bytes(b"not marshal")
+    own = run(user, seed=seed)
+    assert own["misses"] == made["misses"] and not own["hits"]
 
 
 SPLIT = r"""

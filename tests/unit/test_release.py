@@ -85,6 +85,9 @@ def vsix(
         for module in ("__main__", "orjson_standin"):  # the sources and their bytecode
             z.writestr(f"{LIBS}teaminbox/{module}.py", "")
             z.writestr(f"{LIBS}teaminbox/__pycache__/{module}.{TAG}.pyc", hash_pyc(b""))
+        for kind in ("", ".late"):  # the attrs code seed (scripts/seed-codecache.py)
+            seed = marshal.dumps({b"k" * 16: compile("", "<attrs>", "exec")})
+            z.writestr(f"{LIBS}teaminbox/codecache-seed/attrs-code.{TAG}{kind}.marshal", seed)
         if target != "universal":
             z.writestr(f"{LIBS}orjson/__init__.py", "")
             for minor in (10, 11, 12, 13, 14):
