@@ -16,7 +16,7 @@ from typing import Any
 from support.world import make_team
 from teaminbox.server import build
 from teaminbox.server.lsp import LspServer, handle
-from teaminbox.server.router import initialize_result
+from teaminbox.server.router import LOAD_AFTER, initialize_result
 
 SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
 
@@ -54,6 +54,8 @@ RUN = textwrap.dedent(
         for step in steps:
             if "wait" in step:
                 await wait(step["wait"])
+            elif "sleep" in step:
+                await asyncio.sleep(step["sleep"])
             else:
                 router.route(step)
         await router.core.stop()
@@ -117,6 +119,30 @@ def test_the_first_answers_leave_before_pygls_and_pygls_serves_the_rest(tmp_path
     assert loaded and again["pygls"]  # and then by pygls, with the same answer
     assert again["msg"]["result"] == first["msg"]["result"]
     assert by_id(out, 3)["msg"]["error"]["code"] == -32601  # pygls's: no such method
+
+
+def test_pygls_loads_a_while_after_the_first_answer_unasked(tmp_path: Path) -> None:
+    """Not at once (a window's first start draws the answer meanwhile), but without any
+    message that needs it: the follow-up requests are the core's."""
+    root = tmp_path / "teams"
+    make_team(root, "alpha", ["team-lead", "tester"])
+    soon = LOAD_AFTER / 4
+    out, loaded = run(
+        [
+            init(root),
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            request(2, "teamInbox/teams"),
+            {"wait": 2},
+            {"sleep": soon},
+            request(3, "teamInbox/teams"),
+            {"wait": 3},
+            {"sleep": LOAD_AFTER + 3},
+            request(4, "teamInbox/teams"),
+            {"wait": 4},
+        ]
+    )
+    assert not by_id(out, 2)["pygls"] and not by_id(out, 3)["pygls"]
+    assert loaded and by_id(out, 4)["pygls"]
 
 
 def test_what_comes_for_pygls_before_it_loads_waits_in_order(tmp_path: Path) -> None:

@@ -4,10 +4,10 @@ pygls and lsprotocol are most of a start (their import ~120 ms of ~330 ms CPU he
 the first answers need neither: the extension sends `initialize`, waits for its answer,
 then sends `initialized` and asks `teamInbox/teams`. So the router answers `initialize`
 itself (the result pygls gives: tests/unit/test_router.py compares them), starts the core
-on `initialized`, and answers the core's requests (`core.handlers`) itself. Once the first
-answer is out, or a message only pygls serves arrives (`shutdown`, `exit`, a cancel, a
-method nobody has), pygls is imported on a pool thread, and it serves every later message;
-those that came for it meanwhile are handed to it in order.
+on `initialized`, and answers the core's requests (`core.handlers`) itself. A second after
+the first answer, or as soon as a message only pygls serves arrives (`shutdown`, `exit`, a
+cancel, a method nobody has), pygls is imported on a pool thread, and it serves every later
+message; those that came for it meanwhile are handed to it in order.
 """
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ CAPABILITIES: dict[str, Any] = {
 }
 
 
+# Seconds from the first answer to pygls's import, unless a message needs pygls before. A
+# window's first start renders the answer meanwhile, and the follow-up requests (an inbox's
+# messages) are the core's own.
+LOAD_AFTER = 1.0
+
+
 def initialize_result() -> dict[str, Any]:
     return {
         "capabilities": CAPABILITIES,
@@ -57,6 +63,7 @@ class Router:
         self._broken = ""  # why pygls did not load: the core serves alone from then on
         self._shut_down = False
         self._stopping: asyncio.Future[None] | None = None
+        self._later: asyncio.TimerHandle | None = None
 
     def set_writer(self, writer: Writer) -> None:
         self.core.writer = writer
@@ -117,10 +124,15 @@ class Router:
         else:
             self._respond(msg_id, result)
         finally:
-            self.load()  # the first answer is out: pygls now, while the client reads it
+            if self._later is None and self.lsp is None:
+                # the first answer is out: pygls a little later, when the window has drawn it
+                # (on two cores its import competes with the render); at once if asked for
+                self._later = asyncio.get_running_loop().call_later(LOAD_AFTER, self.load)
 
     def load(self) -> None:
         """Import pygls on a pool thread (the event loop answers meanwhile), then hand over."""
+        if self._later is not None:
+            self._later.cancel()
         if self._loading is None and self.lsp is None:
             codecache.mark_first()  # the codes used so far are read at every start, the rest later
             self._loading = asyncio.ensure_future(self._load())
