@@ -42,6 +42,7 @@ import re
 import secrets
 import signal
 import stat
+import threading
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -328,7 +329,9 @@ def _pause_point(name: str) -> None:
     """
     if os.environ.get(_PAUSE_ENV) == name and name not in _paused:
         _paused.add(name)
-        os.kill(os.getpid(), signal.SIGSTOP)
+        # to this thread: a process-wide SIGSTOP may be taken by another (the event loop's,
+        # asleep), and on a busy machine this one ran on, committed and unlocked first
+        signal.pthread_kill(threading.get_ident(), signal.SIGSTOP)
 
 
 def _swap(tmp: str, path: str, base: FileId | None, report: CommitReport) -> None:
