@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -318,6 +319,9 @@ def main() -> None:
     ap.add_argument("--new", default=str(REPO / "sidecar"))
     ap.add_argument("--runs", type=int, default=15, help="starts of each build and mode")
     ap.add_argument("--breakdown", type=int, default=7, help="in-process CPU breakdowns")
+    ap.add_argument(
+        "--vsix", type=Path, help="also the new build's first-ever start from this .vsix's files"
+    )
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     builds = {"old": args.old, "new": args.new}
@@ -334,6 +338,13 @@ def main() -> None:
         for b, sidecar in builds.items():
             no_bytecode_copy(Path(sidecar) / "teaminbox", tmp / f"first-{b}" / "teaminbox")
             firsts[b] = str(tmp / f"first-{b}")
+        vlibs = None
+        if args.vsix:  # its bundled libraries, their bytecode and the attrs code seed
+            with zipfile.ZipFile(args.vsix) as z:
+                z.extractall(tmp / "vsix")
+            vlibs = tmp / "vsix" / "extension" / "bundled" / "libs"
+        vsix_ms: list[float] = []
+        vsix_bare: list[float] = []
         for b, sidecar in builds.items():  # fill the bytecode folders: one start each
             start_once(env_for(sidecar, caches[b, "bytecode"], False), options(root, tmp / "warm"))
 
@@ -363,6 +374,10 @@ def main() -> None:
                     answers[b] = json.dumps(result, sort_keys=True)
                 if answers["old"] != answers["new"]:
                     differ.append(f"{mode} run {r}")
+            if vlibs is not None:  # an empty codecache folder each time: a new user's
+                env = env_for(str(vlibs), tmp / f"vsix-cc-{r}", False)
+                vsix_bare.append(bare_once(env))
+                vsix_ms.append(start_once(env, options(root, tmp / f"h-vsix-{r}" / "h.db"))[1])
             print(
                 f"{time.strftime('%H:%M:%S')} run {r}: "
                 + ", ".join(f"{b}/{m} {ms[b, m][-1]:.0f}" for b, m in caches)
@@ -391,6 +406,12 @@ def main() -> None:
             f" | {statistics.median(ratios['new', mode]):.1f}"
             f" | {statistics.median(init['old', mode]):.0f} / {statistics.median(init['new', mode]):.0f} |"
         )
+    if vsix_ms:
+        rows.append(
+            f"| the .vsix's files, a first-ever start (new only) | {summary(vsix_bare)} | - |"
+            f" {summary(vsix_ms)} | - | - |"
+            f" {statistics.median(m / b for m, b in zip(vsix_ms, vsix_bare, strict=True)):.1f} | - |"
+        )
     phases = []
     if args.breakdown:
         for i, (name, _) in enumerate(cpu["new"][0][:-1]):
@@ -408,7 +429,9 @@ def main() -> None:
             SECTION,
             "",
             f"`.venv/bin/python bench/bench_start.py --old <{args.old_name}'s sidecar>"
-            f" --runs {args.runs} --breakdown {args.breakdown}`,"
+            f" --runs {args.runs} --breakdown {args.breakdown}"
+            + (" --vsix FILE" if args.vsix else "")
+            + "`,"
             f" {began}, {minutes:.1f} min. Spawn of `python -m teaminbox serve` -> the first"
             " `teamInbox/teams` answer, asked as the extension asks (`initialize` with"
             " initializationOptions at once, its answer, then `initialized` and `teams`); three"
@@ -418,7 +441,9 @@ def main() -> None:
             " start (what a first start wrote is there); `first`: the extension's first-ever"
             " start (the sidecar and the bundled libraries without bytecode, as the .vsix holds"
             " them, nothing written; the old extension's PYTHONPYCACHEPREFIX made the standard"
-            " library compile too, the new one sets none). Median (min-max) ms of"
+            " library compile too, the new one sets none). With `--vsix`: the new build as a"
+            " new user's first start runs it, from the .vsix's own files (their bytecode and"
+            " the attrs code seed) and an empty codecache folder. Median (min-max) ms of"
             f" {args.runs} runs; new / old"
             " is the median of the runs' paired ratios; x bare is each start over its run's"
             f" bare interpreter. The `teams` answers (teams, members, states: {', '.join(states)})"
