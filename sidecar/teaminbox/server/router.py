@@ -4,7 +4,7 @@ pygls and lsprotocol are most of a start (their import ~120 ms of ~330 ms CPU he
 the first answers need neither: the extension sends `initialize`, waits for its answer,
 then sends `initialized` and asks `teamInbox/teams`. So the router answers `initialize`
 itself (the result pygls gives: tests/unit/test_router.py compares them), starts the core
-on `initialized`, and answers the core's requests (`core.handlers`) itself. A second after
+as it answers, and answers the core's requests (`core.handlers`) itself. A second after
 the first answer, or as soon as a message only pygls serves arrives (`shutdown`, `exit`, a
 cancel, a method nobody has), pygls is imported on a pool thread, and it serves every later
 message; those that came for it meanwhile are handed to it in order.
@@ -106,6 +106,9 @@ class Router:
             self._respond(msg_id, error=error_of(err))
             return
         self._respond(msg_id, initialize_result())
+        # the core starts now, not at `initialized`: the answer's trip to a busy extension
+        # host and back (it is activating) would otherwise come before the watch and the scan
+        self.core.spawn(self._start())
 
     async def _start(self) -> None:
         try:
