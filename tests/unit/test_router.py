@@ -56,6 +56,8 @@ RUN = textwrap.dedent(
                 await wait(step["wait"])
             elif "sleep" in step:
                 await asyncio.sleep(step["sleep"])
+            elif "started" in step:  # whether the core has started (its tracker is made)
+                out.append({"msg": {}, "started": router.core.tracker is not None})
             else:
                 router.route(step)
         await router.core.stop()
@@ -119,6 +121,14 @@ def test_the_first_answers_leave_before_pygls_and_pygls_serves_the_rest(tmp_path
     assert loaded and again["pygls"]  # and then by pygls, with the same answer
     assert again["msg"]["result"] == first["msg"]["result"]
     assert by_id(out, 3)["msg"]["error"]["code"] == -32601  # pygls's: no such method
+
+
+def test_the_core_starts_as_initialize_is_answered(tmp_path: Path) -> None:
+    """Not at `initialized`: a busy extension host's round trip would come first."""
+    root = tmp_path / "teams"
+    make_team(root, "alpha", ["team-lead", "tester"])
+    out, _ = run([init(root), {"wait": 1}, {"sleep": 2}, {"started": True}])
+    assert [o["started"] for o in out if "started" in o] == [True]
 
 
 def test_pygls_loads_a_while_after_the_first_answer_unasked(tmp_path: Path) -> None:
