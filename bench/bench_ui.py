@@ -532,6 +532,7 @@ async def bench_teamview(
     archived: int,
     browser: Browser,
     step: int = 1200,
+    trace: bool = False,
 ) -> dict[str, Any]:
     home = base / "teamview"
     write_home(home)
@@ -653,10 +654,21 @@ async def bench_teamview(
         out["rss_before"] = {p: v for p, v in renderers().items() if p in new_pids}
         pre_scroll = renderers()  # the view open, the writes done: what the scroll alone adds
         total = history_count(db)  # what the sidecar has: the conversation's length
-        sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
+        sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total, trace=trace)
+        if sc.get("trace"):
+            print_trace(sc["trace"])
         out["scroll"] = sc
         out["total"] = total
         out["mem_after"] = await asyncio.to_thread(browser.call, "vmem")
+        # the same fling over a static copy of the thread: the floor of its frames in this window
+        out["floor"] = await asyncio.to_thread(browser.call, "vfloor", step=step)
+        fl = out["floor"]["deltas"]
+        print(
+            f"  the floor (a static copy of {out['floor']['copies']} messages, the same fling):"
+            f" {len(fl)} frames, rAF delta p50 {med(fl):.1f} ms, p95 {bs.pct(fl, 95):.1f} ms,"
+            f" p99 {bs.pct(fl, 99):.1f} ms",
+            flush=True,
+        )
         out["rss_after"] = {p: v for p, v in renderers().items() if p in new_pids}
         out["mem_gc"] = await asyncio.to_thread(browser.call, "vmem", gc=True)
         out["all_renderers"] = {"before": mem0, "pre_scroll": pre_scroll, "after": renderers()}
@@ -677,6 +689,26 @@ async def bench_teamview(
 
 
 # --- report -----------------------------------------------------------------------------------
+
+
+def print_trace(tr: dict[str, Any]) -> None:
+    """The scroll's trace (bench_ui.js traceSummary), ms over the whole scroll and per frame."""
+    n = max(1, tr["frames"])
+    print(
+        f"  trace of the scroll: {tr['wall'] / 1000:.1f} s, {n} frames; busy ms (per frame) by thread:"
+    )
+    for name, ms in tr["threads"]:
+        print(f"    {name:<60} {ms:>7} ({ms / n:.2f})")
+    for name, rows in tr["self"].items():
+        print(f"  self time by event, {name}:")
+        for ev, ms in rows:
+            print(f"    {ev:<60} {ms:>7} ({ms / n:.2f})")
+    print("  CPU profile, self ms by script:")
+    for k, ms in tr["scripts"][:15]:
+        print(f"    {k:<60} {ms:>7} ({ms / n:.2f})")
+    print("  CPU profile, self ms by function:")
+    for k, ms in tr["functions"][:25]:
+        print(f"    {k:<60} {ms:>7} ({ms / n:.2f})")
 
 
 def stats(xs: list[float]) -> str:
@@ -998,6 +1030,11 @@ def render_teamview(
     )
     row("scroll: rAF delta in the view's frame", deltas)
     row("idle: rAF delta in the view's frame (2 s, before the scroll)", tv["idle"])
+    if tv.get("floor"):
+        row(
+            f"floor: the same fling over a static copy of the thread ({tv['floor']['copies']:,} messages)",
+            tv["floor"]["deltas"],
+        )
     row(
         "scroll: an older page's wait (the top reached -> its messages in)",
         [x["wait"] for x in sc["pages"] if x["wait"]],
@@ -1200,6 +1237,11 @@ async def main() -> None:
     ap.add_argument("--archived", type=int, default=10000, help="(c) the big team's messages")
     ap.add_argument("--opens", type=int, default=10, help="(c) opens of its view")
     ap.add_argument("--scroll-step", type=int, default=1200, help="(c) px scrolled a frame")
+    ap.add_argument(
+        "--scroll-trace",
+        action="store_true",
+        help="(c) a Chrome trace of the scroll: threads' busy time, main-thread events, functions",
+    )
     args = ap.parse_args()
     t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-ui-"))
@@ -1247,6 +1289,7 @@ async def main() -> None:
                     args.archived,
                     browser,
                     args.scroll_step,
+                    args.scroll_trace,
                 )
             ctl += [control_ms(), wakeup_us()]
             runs[label] = {
