@@ -169,13 +169,17 @@ async function main() {
       }
       const sc = await pg.evaluate(vscroll, { step: STEP, total: TOTAL });
       const mem = await pg.evaluate(() => ({ heap: performance.memory.usedJSHeapSize, nodes: document.getElementsByTagName('*').length }));
+      const gcs = await ctx.newCDPSession(pg);
+      await gcs.send('HeapProfiler.collectGarbage');
+      mem.gcHeap = await pg.evaluate(() => performance.memory.usedJSHeapSize);
+      await gcs.detach();
       const row = { firstPaint, idleP95: pct(idl, 95), p50: pct(sc.deltas, 50), p95: pct(sc.deltas, 95), p99: pct(sc.deltas, 99),
         frames: sc.deltas.length, ms: sc.ms, loafs: sc.loafs.length, loafScript: sc.loafs.reduce((s, x) => s + x.script, 0),
-        loafLayout: sc.loafs.reduce((s, x) => s + x.layout, 0), maxDom: sc.maxDom, heapMB: mem.heap / 1e6, nodes: mem.nodes };
+        loafLayout: sc.loafs.reduce((s, x) => s + x.layout, 0), maxDom: sc.maxDom, heapMB: mem.heap / 1e6, gcHeapMB: mem.gcHeap / 1e6, nodes: mem.nodes };
       results[i].push(row);
       console.log(`${dists[i]} run ${r + 1}: p50 ${f1(row.p50)} p95 ${f1(row.p95)} p99 ${f1(row.p99)} ms, ${row.frames} frames in ${f1(row.ms / 1000)} s;` +
         ` LoAF ${row.loafs} (script ${row.loafScript.toFixed(0)}, style+layout ${row.loafLayout.toFixed(0)} ms); idle p95 ${f1(row.idleP95)};` +
-        ` max .msg in DOM ${row.maxDom}; heap ${f1(row.heapMB)} MB, ${row.nodes} nodes`);
+        ` max .msg in DOM ${row.maxDom}; heap ${f1(row.heapMB)} MB (after a GC ${f1(row.gcHeapMB)}), ${row.nodes} nodes`);
       if (traced) {
         await pg.evaluate(() => performance.mark('tv-scroll-end'));
         const { profile } = await cdp.send('Profiler.stop');
@@ -213,7 +217,7 @@ async function main() {
   for (let i = 0; i < dists.length; i++) {
     const m = k => pct(results[i].map(x => x[k]), 50);
     console.log(`${dists[i]}: medians of ${RUNS} runs: p50 ${f1(m('p50'))} p95 ${f1(m('p95'))} p99 ${f1(m('p99'))} ms, scroll ${f1(m('ms') / 1000)} s,` +
-      ` LoAF ${m('loafs')}, idle p95 ${f1(m('idleP95'))}, max .msg ${m('maxDom')}, heap ${f1(m('heapMB'))} MB, first paint ${m('firstPaint')} ms`);
+      ` LoAF ${m('loafs')}, idle p95 ${f1(m('idleP95'))}, max .msg ${m('maxDom')}, heap ${f1(m('heapMB'))} MB (after a GC ${f1(m('gcHeapMB'))}), first paint ${m('firstPaint')} ms`);
   }
   await browser.close();
   for (const s of servers) s.close();

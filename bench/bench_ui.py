@@ -664,7 +664,7 @@ async def bench_teamview(
         out["floor"] = await asyncio.to_thread(browser.call, "vfloor", step=step)
         fl = out["floor"]["deltas"]
         print(
-            f"  the floor (a static copy of {out['floor']['copies']} messages, the same fling):"
+            f"  the floor (a static copy of {out['floor']['copies']} messages, laid out, the same fling):"
             f" {len(fl)} frames, rAF delta p50 {med(fl):.1f} ms, p95 {bs.pct(fl, 95):.1f} ms,"
             f" p99 {bs.pct(fl, 99):.1f} ms",
             flush=True,
@@ -1032,7 +1032,7 @@ def render_teamview(
     row("idle: rAF delta in the view's frame (2 s, before the scroll)", tv["idle"])
     if tv.get("floor"):
         row(
-            f"floor: the same fling over a static copy of the thread ({tv['floor']['copies']:,} messages)",
+            f"floor: the same fling over a static copy of the thread ({tv['floor']['copies']:,} messages, laid out)",
             tv["floor"]["deltas"],
         )
     row(
