@@ -492,7 +492,7 @@ const commands = {
   // frame from its bottom to its top: what the same fling costs in this window with the view's own
   // work taken away (paint, raster and compositing of what comes into view, and the workbench's
   // share of each frame). Removed afterwards.
-  async vfloor({ step = 1200, n = 2000 }) {
+  async vfloor({ step = 1200, n = 4000 }) {
     return vf.evaluate(({ step, n }) => new Promise(resolve => {
       const t = document.querySelector('.thread');
       const src = [...t.querySelectorAll('.msg')];

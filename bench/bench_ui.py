@@ -533,6 +533,7 @@ async def bench_teamview(
     browser: Browser,
     step: int = 1200,
     trace: bool = False,
+    scrolls: int = 1,
 ) -> dict[str, Any]:
     home = base / "teamview"
     write_home(home)
@@ -676,7 +677,9 @@ async def bench_teamview(
         ar = out["all_renderers"]
         print(
             f"  scroll: {sc['count']} of {total} messages in {sc['ms'] / 1000:.1f} s, {len(sc['deltas'])} frames,"
-            f" p95 {bs.pct(sc['deltas'], 95):.1f} ms; LoAF {len(sc['loafs'])};"
+            f" rAF delta p50 {med(sc['deltas']):.1f} / p95 {bs.pct(sc['deltas'], 95):.1f}"
+            f" / p99 {bs.pct(sc['deltas'], 99):.1f} ms (idle p95 {bs.pct(out['idle'], 95):.1f});"
+            f" LoAF {len(sc['loafs'])};"
             f" heap {out['mem_before']['used'] / 1e6:.1f} -> {out['mem_after']['used'] / 1e6:.1f} MB;"
             f" renderer {out['rss_before']} -> {out['rss_after']}; every renderer's RSS / PSS MiB: no view"
             f" {kib(ar['before'], 'rss'):.0f} / {kib(ar['before'], 'pss'):.0f}, before the scroll"
@@ -685,6 +688,26 @@ async def bench_teamview(
             flush=True,
         )
         await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+        # more scrolls of the same history, each in a view opened afresh: samples over more of the
+        # run's time (a shared machine's load drifts)
+        out["scroll_more"] = []
+        for k in range(scrolls - 1):
+            await asyncio.sleep(1.0)
+            await asyncio.to_thread(browser.call, "openView", key=OPEN_KEY)
+            await asyncio.to_thread(browser.call, "viewFrame", team=BIG_ID)
+            await asyncio.sleep(1.0)
+            idle = (await asyncio.to_thread(browser.call, "vidle", ms=2000))["deltas"]
+            more = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
+            fl = (await asyncio.to_thread(browser.call, "vfloor", step=step))["deltas"]
+            d = more["deltas"]
+            out["scroll_more"].append({"deltas": d, "ms": more["ms"], "idle": idle, "floor": fl})
+            print(
+                f"  scroll {k + 2}: {more['count']} messages in {more['ms'] / 1000:.1f} s, {len(d)} frames,"
+                f" rAF delta p50 {med(d):.1f} / p95 {bs.pct(d, 95):.1f} / p99 {bs.pct(d, 99):.1f} ms;"
+                f" idle p95 {bs.pct(idle, 95):.1f}; floor p50 {med(fl):.1f} / p95 {bs.pct(fl, 95):.1f} ms",
+                flush=True,
+            )
+            await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
     return out
 
 
@@ -1238,6 +1261,14 @@ async def main() -> None:
     ap.add_argument("--opens", type=int, default=10, help="(c) opens of its view")
     ap.add_argument("--scroll-step", type=int, default=1200, help="(c) px scrolled a frame")
     ap.add_argument(
+        "--scrolls", type=int, default=1, help="(c) scrolls per build (the view reopened for each)"
+    )
+    ap.add_argument(
+        "--old-first",
+        action="store_true",
+        help="the older build first (to balance a drifting load)",
+    )
+    ap.add_argument(
         "--scroll-trace",
         action="store_true",
         help="(c) a Chrome trace of the scroll: threads' busy time, main-thread events, functions",
@@ -1255,13 +1286,17 @@ async def main() -> None:
         vsix = base / "ext" / "dist" / "team-inbox.vsix"
     builds = {"new": vsix}
     if args.old_vsix:
-        builds["old"] = args.old_vsix
+        builds = (
+            {"old": args.old_vsix, "new": vsix}
+            if args.old_first
+            else {**builds, "old": args.old_vsix}
+        )
     browser = Browser(t)
     runs: dict[str, dict[str, Any]] = {}
     try:
         for label, v in builds.items():
-            print(f"{label}: {v}", flush=True)
             before = loadavg()
+            print(f"{label}: {v} (load {before})", flush=True)
             ctl = [control_ms(), wakeup_us()]
             print(" (b) fresh windows", flush=True)
             fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
@@ -1290,6 +1325,7 @@ async def main() -> None:
                     browser,
                     args.scroll_step,
                     args.scroll_trace,
+                    args.scrolls,
                 )
             ctl += [control_ms(), wakeup_us()]
             runs[label] = {
@@ -1302,7 +1338,8 @@ async def main() -> None:
         seconds = time.perf_counter() - t0
         if args.teamview:
             if args.keep:  # first: the figures stay even if the report fails
-                (base / "teamview.json").write_text(json.dumps(runs["new"]["teamview"]))
+                for label, run in runs.items():
+                    (base / f"teamview-{label}.json").write_text(json.dumps(run["teamview"]))
             text = render_teamview(runs["new"], args, seconds, (load0, loadavg()))
             print(text)
             if not args.no_write:
