@@ -452,17 +452,26 @@ function wantPage(p: Page): void {
 function rebuild(p: Page): void {
   if (builds.has(p)) builds.set(p, { at: 0, made: [] });
 }
-let slicesDue = false;
+let slicesDue = false,
+  /** a slice ran since the last frame began: the next one waits for the frame after */
+  sliceRan = false;
 const sliceChannel = new MessageChannel();
-/** The next slice: a task posted from an animation frame runs after that frame is drawn. */
+/** The next slice, one between two frames: at once (a task: after the observer's callback, before
+ * the next frame) if none ran since the last frame began, else posted from the next animation
+ * frame (a task posted then runs after that frame is drawn). */
 function scheduleSlices(): void {
   if (slicesDue) return;
   slicesDue = true;
-  requestAnimationFrame(() => sliceChannel.port2.postMessage(0));
+  if (sliceRan) requestAnimationFrame(() => sliceChannel.port2.postMessage(0));
+  else sliceChannel.port2.postMessage(0);
 }
 /** One slice: the pages waiting (in the order they came within reach) for SLICE_MS at most. */
 sliceChannel.port1.onmessage = () => {
   slicesDue = false;
+  if (!sliceRan) {
+    sliceRan = true;
+    requestAnimationFrame(() => (sliceRan = false));
+  }
   const deadline = performance.now() + SLICE_MS;
   for (const [p, b] of builds) {
     if (buildSome(p, b, deadline)) finishBuild(p, b);
