@@ -27,6 +27,8 @@ const DELAY = Number(opt('delay', 30));
 const HEIGHT = Number(opt('height', 1100));
 const TOTAL = Number(opt('total', 10000));
 const TRACE = args.includes('--trace');
+// --blank: count the frames with a page in view still empty (a layout read a frame: slower)
+const BLANK = args.includes('--blank');
 
 // the messages of bench_ui.py's big team (big_team), newest first as the host posts them
 const WORDS = ('the check inverts when the token is stale so the retry loop never ends; I moved it behind' +
@@ -71,7 +73,7 @@ window.acquireVsCodeApi = () => ({ getState: () => undefined, setState() {}, pos
 }
 
 // the same fling as bench_ui.js's vscroll
-function vscroll({ step, total }) {
+function vscroll({ step, total, blank }) {
   return new Promise(resolve => {
     const t = document.querySelector('.thread');
     const older = document.querySelector('.thread .older');
@@ -80,15 +82,24 @@ function vscroll({ step, total }) {
       script: e.scripts.reduce((s, x) => s + x.duration, 0), layout: e.startTime + e.duration - (e.styleAndLayoutStart || e.startTime + e.duration) }); });
     po.observe({ type: 'long-animation-frame', buffered: false });
     const held = () => Number(t.dataset.messages);
-    let last = performance.now(), deltas = [], t0 = last, maxDom = 0;
+    let last = performance.now(), deltas = [], t0 = last, maxDom = 0, blanks = 0;
     const tick = () => {
       const now = performance.now();
       deltas.push(now - last);
       last = now;
       maxDom = Math.max(maxDom, t.getElementsByClassName('msg').length);
+      if (blank) {
+        // a page in view with no messages drawn (a spacer the window has not filled yet)
+        const r = t.getBoundingClientRect();
+        for (const p of t.querySelectorAll('.page')) {
+          if (p.childElementCount) continue;
+          const b = p.getBoundingClientRect();
+          if (b.height > 0 && b.bottom > r.top && b.top < r.bottom) { blanks++; break; }
+        }
+      }
       if (held() >= total && t.scrollTop <= 0 && /beginning/.test(older.textContent)) {
         po.disconnect();
-        resolve({ deltas, loafs, ms: now - t0, maxDom });
+        resolve({ deltas, loafs, ms: now - t0, maxDom, blanks });
         return;
       }
       t.scrollTop = Math.max(0, t.scrollTop - step);
@@ -167,7 +178,7 @@ async function main() {
           'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'cc', 'viz', 'v8', 'disabled-by-default-v8.gc', 'blink.user_timing'] } });
         await pg.evaluate(() => performance.mark('tv-scroll-start'));
       }
-      const sc = await pg.evaluate(vscroll, { step: STEP, total: TOTAL });
+      const sc = await pg.evaluate(vscroll, { step: STEP, total: TOTAL, blank: BLANK });
       const mem = await pg.evaluate(() => ({ heap: performance.memory.usedJSHeapSize, nodes: document.getElementsByTagName('*').length }));
       const gcs = await ctx.newCDPSession(pg);
       await gcs.send('HeapProfiler.collectGarbage');
@@ -179,7 +190,7 @@ async function main() {
       results[i].push(row);
       console.log(`${dists[i]} run ${r + 1}: p50 ${f1(row.p50)} p95 ${f1(row.p95)} p99 ${f1(row.p99)} ms, ${row.frames} frames in ${f1(row.ms / 1000)} s;` +
         ` LoAF ${row.loafs} (script ${row.loafScript.toFixed(0)}, style+layout ${row.loafLayout.toFixed(0)} ms); idle p95 ${f1(row.idleP95)};` +
-        ` max .msg in DOM ${row.maxDom}; heap ${f1(row.heapMB)} MB (after a GC ${f1(row.gcHeapMB)}), ${row.nodes} nodes`);
+        ` max .msg in DOM ${row.maxDom};${BLANK ? ` frames with an empty page in view ${sc.blanks};` : ''} heap ${f1(row.heapMB)} MB (after a GC ${f1(row.gcHeapMB)}), ${row.nodes} nodes`);
       if (traced) {
         await pg.evaluate(() => performance.mark('tv-scroll-end'));
         const { profile } = await cdp.send('Profiler.stop');
