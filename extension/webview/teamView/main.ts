@@ -405,9 +405,9 @@ interface Build {
   made: Array<[string, HTMLElement]>;
 }
 const builds = new Map<Page, Build>();
-/** Messages made at most per slice of a build, and the time a slice may take: a slice runs after
- * a frame (see runSlices), so a page coming within reach costs a few frames a few ms each instead
- * of one frame all of it. */
+/** Messages made at most per slice of a build, and the time a slice may take: one slice runs
+ * between two frames (scheduleSlices), so a page coming within reach costs a few frames a few ms
+ * each instead of one frame all of it. */
 const SLICE = 10,
   SLICE_MS = 4;
 
