@@ -442,11 +442,13 @@ function finishBuild(p: Page, b: Build): void {
   p.el.style.height = ''; // CSSOM, not a style attribute in markup: allowed by the CSP
   p.live = true;
 }
-/** A page in reach of the window: built in slices (drawn when complete). */
+/** A page in reach of the window: built in slices (drawn when complete), or at once when it is
+ * within a thread height of the view already. */
 function wantPage(p: Page): void {
   if (p.live || builds.has(p)) return;
   builds.set(p, { at: 0, made: [] });
-  scheduleSlices();
+  if (near.has(p)) drawPage(p);
+  else scheduleSlices();
 }
 /** Page `p`'s messages changed (one added, changed or filtered): a build under way starts again. */
 function rebuild(p: Page): void {
@@ -521,6 +523,24 @@ const windowObserver = new IntersectionObserver(
   },
   { root: thread, rootMargin: '300% 0px' },
 );
+/** The pages within one thread height of the view: one still being built when it gets there (a
+ * fling faster than the slices, a loaded machine) is finished at once, so that the view does not
+ * show an empty stretch of the thread. */
+const near = new Set<Page>();
+const nearObserver = new IntersectionObserver(
+  entries => {
+    for (const e of entries) {
+      const p = pageByEl.get(e.target);
+      if (!p) continue;
+      if (!e.isIntersecting) near.delete(p);
+      else {
+        near.add(p);
+        if (builds.has(p)) drawPage(p);
+      }
+    }
+  },
+  { root: thread, rootMargin: '100% 0px' },
+);
 /** New pages start as spacers (an older page fetched: drawn when the window reaches it). */
 let spawnDropped = false;
 function newPage(i: number): Page {
@@ -530,10 +550,15 @@ function newPage(i: number): Page {
   pagesEl.insertBefore(p.el, pages[i]?.el ?? null);
   pages.splice(i, 0, p);
   windowObserver.observe(p.el);
+  nearObserver.observe(p.el);
   return p;
 }
 function clearThread(): void {
-  for (const p of pages) windowObserver.unobserve(p.el);
+  for (const p of pages) {
+    windowObserver.unobserve(p.el);
+    nearObserver.unobserve(p.el);
+  }
+  near.clear();
   builds.clear();
   mdCache.clear();
   pagesEl.replaceChildren();
