@@ -267,7 +267,8 @@ function showResults(rs: RecipientResult[], ok: boolean): void {
 // not all 50 messages in one frame: a fast fling reaches a page every third frame) and put in
 // whole; its messages' markdown is parsed in one go a slice, and markdown-it's HTML of the last
 // thousand messages drawn is kept, so a page drawn again renders no markdown. A page drawn at once
-// (the bottom, a focused message, a filter) finishes its build on the spot.
+// (the bottom, a focused message, a filter, a page within a thread height of the view while its
+// build is still under way) finishes its build on the spot.
 function timeEl(v: ViewMessage): HTMLElement {
   return h('time', { title: v.exact, 'data-t': String(v.time), text: v.time ? relativeTime(v.time) : '' });
 }
