@@ -102,6 +102,77 @@ function viewInit(marker) {
   }, 4);
 }
 
+/** A trace of the scroll (between the view's tv-scroll-start and -end marks): each thread's
+ * busy time (its outermost events), the renderer main threads' self time by event, and the CPU
+ * profile's self time by function, and by script. */
+async function traceSummary(tcdp, _a, _b, frames) {
+  const { profile } = await tcdp.send('Profiler.stop');
+  const done = new Promise(r => tcdp.once('Tracing.tracingComplete', r));
+  await tcdp.send('Tracing.end');
+  const { stream } = await done;
+  const chunks = [];
+  for (;;) {
+    const { data, eof, base64Encoded } = await tcdp.send('IO.read', { handle: stream, size: 1 << 22 });
+    chunks.push(base64Encoded ? Buffer.from(data, 'base64').toString() : data);
+    if (eof) break;
+  }
+  await tcdp.send('IO.close', { handle: stream });
+  await tcdp.detach().catch(() => undefined);
+  const text = chunks.join('');
+  if (process.env.TI_SAVE_TRACE) require('fs').writeFileSync(`${process.env.TI_SAVE_TRACE}.${Date.now()}.json`, text);
+  const parsed = JSON.parse(text);
+  const events = parsed.traceEvents ?? parsed;
+  const marks = events.filter(e => /^tv-scroll-/.test(e.name)).sort((a, b) => a.ts - b.ts);
+  const from = marks[0]?.ts ?? -Infinity, to = marks.at(-1)?.ts ?? Infinity;
+  const names = new Map();
+  for (const e of events) if (e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args?.name);
+  const procs = new Map();
+  for (const e of events) if (e.name === 'process_name') procs.set(e.pid, e.args?.name);
+  const byThread = new Map();
+  for (const e of events) {
+    if (e.ph !== 'X' || e.dur === undefined || e.ts < from || e.ts > to) continue;
+    const k = `${e.pid}:${e.tid}`;
+    if (!byThread.has(k)) byThread.set(k, []);
+    byThread.get(k).push(e);
+  }
+  const threads = [];
+  const selfByThread = {};
+  for (const [k, evs] of byThread) {
+    evs.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    let busy = 0, end = -Infinity;
+    const self = new Map(), stack = [];
+    const add = (n, v) => self.set(n, (self.get(n) || 0) + v);
+    for (const e of evs) {
+      if (e.ts >= end) { busy += e.dur; end = e.ts + e.dur; }
+      while (stack.length && stack.at(-1).ts + stack.at(-1).dur <= e.ts) stack.pop();
+      if (stack.length) add(stack.at(-1).name, -e.dur / 1000);
+      add(e.name, e.dur / 1000);
+      stack.push(e);
+    }
+    const label = `${procs.get(Number(k.split(':')[0])) ?? '?'} ${k.split(':')[0]} / ${names.get(k) ?? k}`;
+    threads.push([label, +(busy / 1000).toFixed(0)]);
+    if (/CrRendererMain/.test(names.get(k) ?? '')) {
+      selfByThread[label] = [...self.entries()].filter(([, v]) => v >= 5).sort((a, b) => b[1] - a[1]).slice(0, 30).map(([n, v]) => [n, +v.toFixed(0)]);
+    }
+  }
+  threads.sort((a, b) => b[1] - a[1]);
+  // the CPU profile (the workbench's renderer: the view's frame too when it shares it)
+  const byId = new Map(profile.nodes.map(n => [n.id, n]));
+  const fns = new Map(), scripts = new Map();
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i];
+    if (t < from || t > to) return;
+    const f = byId.get(id).callFrame;
+    const ms = (profile.timeDeltas[i + 1] || 0) / 1000;
+    const file = f.url.split('/').pop().split('?')[0] || f.functionName;
+    fns.set(`${f.functionName || '(anon)'} ${file}:${f.lineNumber}`, (fns.get(`${f.functionName || '(anon)'} ${file}:${f.lineNumber}`) || 0) + ms);
+    scripts.set(file, (scripts.get(file) || 0) + ms);
+  });
+  const top = m => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([k, v]) => [k, +v.toFixed(0)]);
+  return { wall: (to - from) / 1000, frames, threads: threads.slice(0, 25), self: selfByThread, functions: top(fns), scripts: top(scripts) };
+}
+
 let vf; // the team view's frame
 let vcdp; // a CDP session on it, when it is a process of its own (an out-of-process iframe)
 
@@ -357,7 +428,24 @@ const commands = {
   // Scroll the thread up `step` px an animation frame, as a fast fling would, until every message
   // is in and the top reached. Each rAF delta is kept; long animation frames (over 50 ms, the
   // LoAF API) with their script and style-and-layout parts.
-  async vscroll({ step = 1200, total, timeout = 900000 }) {
+  // trace: a Chrome trace of the scroll too -> `trace`: each thread's busy time, the renderer main
+  // threads' self time by event, and the CPU profile's top functions by script (traceSummary)
+  async vscroll({ step = 1200, total, timeout = 900000, trace = false }) {
+    let tcdp;
+    if (trace) {
+      tcdp = await page.context().newCDPSession(page);
+      await tcdp.send('Profiler.enable');
+      await tcdp.send('Profiler.setSamplingInterval', { interval: 250 });
+      await tcdp.send('Profiler.start');
+      await tcdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['devtools.timeline',
+        'disabled-by-default-devtools.timeline', 'toplevel', 'blink', 'cc', 'viz', 'gpu', 'v8', 'disabled-by-default-v8.gc', 'blink.user_timing'] } });
+    }
+    const out = await commands.vscrollRun({ step, total, timeout });
+    if (tcdp) out.trace = await traceSummary(tcdp, out.frames0, out.frames1, out.deltas.length);
+    return out;
+  },
+
+  async vscrollRun({ step, total, timeout }) {
     return vf.evaluate(({ step, total, timeout }) => new Promise(resolve => {
       const t = document.querySelector('.thread');
       const older = document.querySelector('.thread .older');
@@ -387,14 +475,58 @@ const commands = {
         const done = count >= total && t.scrollTop <= 0 && /beginning/.test(older.textContent);
         if (done || now - t0 > timeout) {
           po?.disconnect();
+          performance.mark('tv-scroll-end');
           resolve({ deltas, loafs, count, ms: now - t0, pages, done, loafSupported: !!po, maxDom });
           return;
         }
         t.scrollTop = Math.max(0, t.scrollTop - step);
         requestAnimationFrame(tick);
       };
-      requestAnimationFrame(ts => { last = performance.now(); requestAnimationFrame(tick); });
+      requestAnimationFrame(ts => { last = performance.now(); performance.mark('tv-scroll-start'); requestAnimationFrame(tick); });
     }), { step, total, timeout });
+  },
+
+  // The fling's floor in this frame: a static copy of the thread (its drawn messages cloned to
+  // `n`, laid out in full before the clock starts: `content-visibility: visible`, no window, no
+  // fetch, nothing built, dropped or laid out on the way) laid over it and scrolled up `step` px a
+  // frame from its bottom to its top: what the same fling costs in this window with the view's own
+  // work taken away (paint, raster and compositing of what comes into view, and the workbench's
+  // share of each frame). Removed afterwards.
+  async vfloor({ step = 1200, n = 4000 }) {
+    return vf.evaluate(({ step, n }) => new Promise(resolve => {
+      const t = document.querySelector('.thread');
+      const src = [...t.querySelectorAll('.msg')];
+      const c = t.cloneNode(false);
+      c.removeAttribute('data-messages');
+      c.style.position = 'absolute';
+      c.style.inset = '0';
+      c.style.background = getComputedStyle(document.body).backgroundColor;
+      const frag = document.createDocumentFragment();
+      for (let i = 0; i < n; i++) {
+        const m = src[i % src.length].cloneNode(true);
+        m.style.contentVisibility = 'visible';
+        frag.append(m);
+      }
+      c.append(frag);
+      t.parentElement.append(c);
+      const deltas = [];
+      let last;
+      const tick = () => {
+        const now = performance.now();
+        deltas.push(now - last);
+        last = now;
+        if (c.scrollTop <= 0) { c.remove(); resolve({ deltas, copies: n }); return; }
+        c.scrollTop = Math.max(0, c.scrollTop - step);
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(() => {
+        c.scrollTop = c.scrollHeight;
+        // a few frames to settle (the copy's first layout and paint are not the fling's)
+        let k = 0;
+        const settle = () => { if (++k < 10) requestAnimationFrame(settle); else { last = performance.now(); requestAnimationFrame(tick); } };
+        requestAnimationFrame(settle);
+      });
+    }), { step, n });
   },
 
   // rAF deltas of the view frame left alone for `ms` (the frame rate's floor on this machine)

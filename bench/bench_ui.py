@@ -532,6 +532,8 @@ async def bench_teamview(
     archived: int,
     browser: Browser,
     step: int = 1200,
+    trace: bool = False,
+    scrolls: int = 1,
 ) -> dict[str, Any]:
     home = base / "teamview"
     write_home(home)
@@ -653,10 +655,21 @@ async def bench_teamview(
         out["rss_before"] = {p: v for p, v in renderers().items() if p in new_pids}
         pre_scroll = renderers()  # the view open, the writes done: what the scroll alone adds
         total = history_count(db)  # what the sidecar has: the conversation's length
-        sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
+        sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total, trace=trace)
+        if sc.get("trace"):
+            print_trace(sc["trace"])
         out["scroll"] = sc
         out["total"] = total
         out["mem_after"] = await asyncio.to_thread(browser.call, "vmem")
+        # the same fling over a static copy of the thread: the floor of its frames in this window
+        out["floor"] = await asyncio.to_thread(browser.call, "vfloor", step=step)
+        fl = out["floor"]["deltas"]
+        print(
+            f"  the floor (a static copy of {out['floor']['copies']} messages, laid out, the same fling):"
+            f" {len(fl)} frames, rAF delta p50 {med(fl):.1f} ms, p95 {bs.pct(fl, 95):.1f} ms,"
+            f" p99 {bs.pct(fl, 99):.1f} ms",
+            flush=True,
+        )
         out["rss_after"] = {p: v for p, v in renderers().items() if p in new_pids}
         out["mem_gc"] = await asyncio.to_thread(browser.call, "vmem", gc=True)
         out["all_renderers"] = {"before": mem0, "pre_scroll": pre_scroll, "after": renderers()}
@@ -664,7 +677,9 @@ async def bench_teamview(
         ar = out["all_renderers"]
         print(
             f"  scroll: {sc['count']} of {total} messages in {sc['ms'] / 1000:.1f} s, {len(sc['deltas'])} frames,"
-            f" p95 {bs.pct(sc['deltas'], 95):.1f} ms; LoAF {len(sc['loafs'])};"
+            f" rAF delta p50 {med(sc['deltas']):.1f} / p95 {bs.pct(sc['deltas'], 95):.1f}"
+            f" / p99 {bs.pct(sc['deltas'], 99):.1f} ms (idle p95 {bs.pct(out['idle'], 95):.1f});"
+            f" LoAF {len(sc['loafs'])};"
             f" heap {out['mem_before']['used'] / 1e6:.1f} -> {out['mem_after']['used'] / 1e6:.1f} MB;"
             f" renderer {out['rss_before']} -> {out['rss_after']}; every renderer's RSS / PSS MiB: no view"
             f" {kib(ar['before'], 'rss'):.0f} / {kib(ar['before'], 'pss'):.0f}, before the scroll"
@@ -673,10 +688,50 @@ async def bench_teamview(
             flush=True,
         )
         await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+        # more scrolls of the same history, each in a view opened afresh: samples over more of the
+        # run's time (a shared machine's load drifts)
+        out["scroll_more"] = []
+        for k in range(scrolls - 1):
+            await asyncio.sleep(1.0)
+            await asyncio.to_thread(browser.call, "openView", key=OPEN_KEY)
+            await asyncio.to_thread(browser.call, "viewFrame", team=BIG_ID)
+            await asyncio.sleep(1.0)
+            idle = (await asyncio.to_thread(browser.call, "vidle", ms=2000))["deltas"]
+            more = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
+            fl = (await asyncio.to_thread(browser.call, "vfloor", step=step))["deltas"]
+            d = more["deltas"]
+            out["scroll_more"].append({"deltas": d, "ms": more["ms"], "idle": idle, "floor": fl})
+            print(
+                f"  scroll {k + 2}: {more['count']} messages in {more['ms'] / 1000:.1f} s, {len(d)} frames,"
+                f" rAF delta p50 {med(d):.1f} / p95 {bs.pct(d, 95):.1f} / p99 {bs.pct(d, 99):.1f} ms;"
+                f" idle p95 {bs.pct(idle, 95):.1f}; floor p50 {med(fl):.1f} / p95 {bs.pct(fl, 95):.1f} ms",
+                flush=True,
+            )
+            await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
     return out
 
 
 # --- report -----------------------------------------------------------------------------------
+
+
+def print_trace(tr: dict[str, Any]) -> None:
+    """The scroll's trace (bench_ui.js traceSummary), ms over the whole scroll and per frame."""
+    n = max(1, tr["frames"])
+    print(
+        f"  trace of the scroll: {tr['wall'] / 1000:.1f} s, {n} frames; busy ms (per frame) by thread:"
+    )
+    for name, ms in tr["threads"]:
+        print(f"    {name:<60} {ms:>7} ({ms / n:.2f})")
+    for name, rows in tr["self"].items():
+        print(f"  self time by event, {name}:")
+        for ev, ms in rows:
+            print(f"    {ev:<60} {ms:>7} ({ms / n:.2f})")
+    print("  CPU profile, self ms by script:")
+    for k, ms in tr["scripts"][:15]:
+        print(f"    {k:<60} {ms:>7} ({ms / n:.2f})")
+    print("  CPU profile, self ms by function:")
+    for k, ms in tr["functions"][:25]:
+        print(f"    {k:<60} {ms:>7} ({ms / n:.2f})")
 
 
 def stats(xs: list[float]) -> str:
@@ -998,6 +1053,11 @@ def render_teamview(
     )
     row("scroll: rAF delta in the view's frame", deltas)
     row("idle: rAF delta in the view's frame (2 s, before the scroll)", tv["idle"])
+    if tv.get("floor"):
+        row(
+            f"floor: the same fling over a static copy of the thread ({tv['floor']['copies']:,} messages, laid out)",
+            tv["floor"]["deltas"],
+        )
     row(
         "scroll: an older page's wait (the top reached -> its messages in)",
         [x["wait"] for x in sc["pages"] if x["wait"]],
@@ -1200,6 +1260,19 @@ async def main() -> None:
     ap.add_argument("--archived", type=int, default=10000, help="(c) the big team's messages")
     ap.add_argument("--opens", type=int, default=10, help="(c) opens of its view")
     ap.add_argument("--scroll-step", type=int, default=1200, help="(c) px scrolled a frame")
+    ap.add_argument(
+        "--scrolls", type=int, default=1, help="(c) scrolls per build (the view reopened for each)"
+    )
+    ap.add_argument(
+        "--old-first",
+        action="store_true",
+        help="the older build first (to balance a drifting load)",
+    )
+    ap.add_argument(
+        "--scroll-trace",
+        action="store_true",
+        help="(c) a Chrome trace of the scroll: threads' busy time, main-thread events, functions",
+    )
     args = ap.parse_args()
     t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-ui-"))
@@ -1213,13 +1286,17 @@ async def main() -> None:
         vsix = base / "ext" / "dist" / "team-inbox.vsix"
     builds = {"new": vsix}
     if args.old_vsix:
-        builds["old"] = args.old_vsix
+        builds = (
+            {"old": args.old_vsix, "new": vsix}
+            if args.old_first
+            else {**builds, "old": args.old_vsix}
+        )
     browser = Browser(t)
     runs: dict[str, dict[str, Any]] = {}
     try:
         for label, v in builds.items():
-            print(f"{label}: {v}", flush=True)
             before = loadavg()
+            print(f"{label}: {v} (load {before})", flush=True)
             ctl = [control_ms(), wakeup_us()]
             print(" (b) fresh windows", flush=True)
             fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
@@ -1247,6 +1324,8 @@ async def main() -> None:
                     args.archived,
                     browser,
                     args.scroll_step,
+                    args.scroll_trace,
+                    args.scrolls,
                 )
             ctl += [control_ms(), wakeup_us()]
             runs[label] = {
@@ -1259,7 +1338,8 @@ async def main() -> None:
         seconds = time.perf_counter() - t0
         if args.teamview:
             if args.keep:  # first: the figures stay even if the report fails
-                (base / "teamview.json").write_text(json.dumps(runs["new"]["teamview"]))
+                for label, run in runs.items():
+                    (base / f"teamview-{label}.json").write_text(json.dumps(run["teamview"]))
             text = render_teamview(runs["new"], args, seconds, (load0, loadavg()))
             print(text)
             if not args.no_write:

@@ -288,8 +288,18 @@ test('UI: the whole history by scrolling up, a page at a time from the sidecar; 
     await f.evaluate(() => { document.querySelector('.thread').scrollTop = 0; });
     await poll('the beginning', async () => /beginning of the history/.test(await f.locator('.thread .older').textContent()));
     await poll('the oldest at the top', async () => (await domKeys())[0] === 0);
+    // the oldest messages as first drawn (their markdown rendered afresh, a page built in slices),
+    // each as its markup less its relative time (which may tick meanwhile)
+    const markup = () => f.evaluate(() => Object.fromEntries([...document.querySelectorAll('.thread .msg')].map(e => {
+      const c = e.cloneNode(true);
+      for (const t of c.querySelectorAll('time')) t.textContent = '';
+      return [e.dataset.key, c.outerHTML];
+    })));
+    await f.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+    const fresh = await markup();
     // down a screen at a time (the window follows in a frame or two): each step's DOM is a run of
-    // the thread in time order, the steps together every message once, the DOM a few pages at most
+    // the thread in time order (a page built in slices goes in whole and in order, or not yet), the
+    // steps together every message once, the DOM a few pages at most
     const walk = await f.evaluate(async () => {
       const t = document.querySelector('.thread');
       const frame = () => new Promise(r => requestAnimationFrame(r));
@@ -316,6 +326,11 @@ test('UI: the whole history by scrolling up, a page at a time from the sidecar; 
     await f.evaluate(() => { document.querySelector('.thread').scrollTop = 0; });
     await poll('the oldest again', async () => (await domKeys())[0] === 0);
     assert.ok((await domKeys()).length <= 300);
+    // drawn again from memory (markdown-it's HTML from the view's cache): the same markup as fresh
+    const again = await markup();
+    const both = Object.keys(fresh).filter(k => k in again);
+    assert.ok(both.length >= 50, `the oldest page drawn both times: ${both.length}`);
+    for (const k of both) assert.equal(again[k], fresh[k], `message ${k} drawn again as first drawn`);
     await shot(page, 'teamview-history.png');
     // a teammate writes while the person reads the top: the pill, and its click shows it at the bottom
     appendClaude(path.join(tvlong.dir, 'inboxes', 'user.json'), [{ from: 'team-lead', text: 'LONG-NEW-1 while you read the top',

@@ -1,7 +1,8 @@
 // The team view's webview: header, members, the thread, the composer and the task board. It
 // renders what the host posts (viewProtocol.ts) and applies each delta in place: a new message is
 // inserted where its time puts it, a changed one replaced, nothing else redrawn. Agent text goes
-// in as textContent, or as markdown-it's escaped HTML (markdown.ts); never as HTML of its own.
+// in as textContent, or as markdown-it's escaped HTML (markdown.ts, parsed in an inert template);
+// never as HTML of its own.
 import type {
   HostToView,
   RecipientResult,
@@ -262,6 +263,12 @@ function showResults(rs: RecipientResult[], ok: boolean): void {
 // (within a few screens, an IntersectionObserver's margin) holds its messages' elements, a page
 // out of it is an empty spacer of its last height, drawn again from memory on the way back. So
 // the DOM, its style and layout stay the size of a few screens whatever the length of the history.
+// A page coming within reach is built off the DOM a slice at a time (a few ms after each frame,
+// not all 50 messages in one frame: a fast fling reaches a page every third frame) and put in
+// whole; its messages' markdown is parsed in one go a slice, and markdown-it's HTML of the last
+// thousand messages drawn is kept, so a page drawn again renders no markdown. A page drawn at once
+// (the bottom, a focused message, a filter, a page within a thread height of the view while its
+// build is still under way) finishes its build on the spot.
 function timeEl(v: ViewMessage): HTMLElement {
   return h('time', { title: v.exact, 'data-t': String(v.time), text: v.time ? relativeTime(v.time) : '' });
 }
@@ -272,7 +279,7 @@ const unfolded = new Set<string>();
 const answered = new Map<string, string>();
 let focusedKey = '';
 
-function messageEl(v: ViewMessage): HTMLElement {
+function messageEl(v: ViewMessage, body = mdBodies([v])[0]): HTMLElement {
   const delivery = DELIVERY[v.delivery] ?? '';
   const head = h(
     'div',
@@ -303,17 +310,54 @@ function messageEl(v: ViewMessage): HTMLElement {
     if (c.fields.length) {
       card.append(h('dl', {}, ...c.fields.flatMap(([k, val]) => [h('dt', { text: k }), h('dd', { text: val })])));
     }
-    if (c.body) card.append(foldable(c.body, v.key));
+    if (body) card.append(foldable(body, c.body, v.key));
     art.append(card);
   } else {
-    art.append(foldable(v.text, v.key));
+    art.append(foldable(body!, v.text, v.key));
   }
   return art;
 }
 
-function foldable(text: string, key: string): HTMLElement {
-  const body = h('div', { class: 'body md' });
-  body.innerHTML = renderMarkdown(text); // markdown-it, html off: every tag the agent wrote is escaped text
+/** The markdown a message shows: its text, or its card's body (none: an empty card body). */
+const mdSource = (v: ViewMessage) => (v.card ? v.card.body : v.text);
+/** markdown-it's HTML of the messages drawn last, by key with the text it was made from: a page
+ * drawn again (the person scrolls back) parses no markdown. Bounded: the most recent MD_CACHE. */
+const mdCache = new Map<string, { text: string; html: string }>();
+const MD_CACHE = 1000;
+function mdHtml(key: string, text: string): string {
+  const c = mdCache.get(key);
+  if (c && c.text === text) {
+    mdCache.delete(key); // most recent last
+    mdCache.set(key, c);
+    return c.html;
+  }
+  const html = renderMarkdown(text); // markdown-it, html off: every tag the agent wrote is escaped text
+  mdCache.set(key, { text, html });
+  if (mdCache.size > MD_CACHE) mdCache.delete(mdCache.keys().next().value!);
+  return html;
+}
+const parser = document.createElement('template');
+/** The bodies of messages `vs` (undefined where a card has none): markdown-it's HTML of all of
+ * them parsed at once, in an inert template (one parse a slice instead of one a message). */
+function mdBodies(vs: ViewMessage[]): Array<HTMLElement | undefined> {
+  const withBody = vs.filter(v => !v.card || v.card.body);
+  const htmls = withBody.map(v => mdHtml(v.key, mdSource(v)));
+  parser.innerHTML = htmls.map(x => `<div class="body md">${x}</div>`).join('');
+  let made = [...parser.content.children] as HTMLElement[];
+  if (made.length !== htmls.length) {
+    // never with markdown-it's balanced output; one parse a message if it were not so
+    made = htmls.map(x => {
+      const b = h('div', { class: 'body md' });
+      b.innerHTML = x;
+      return b;
+    });
+  }
+  parser.content.replaceChildren();
+  const byKey = new Map(withBody.map((v, i) => [v.key, made[i]]));
+  return vs.map(v => byKey.get(v.key));
+}
+
+function foldable(body: HTMLElement, text: string, key: string): HTMLElement {
   const long = text.length > FOLD_CHARS || text.split('\n').length > FOLD_LINES;
   if (!long) return body;
   const open = unfolded.has(key);
@@ -355,20 +399,89 @@ const els = new Map<string, HTMLElement>();
 /** keys in thread order (oldest first) */
 let order: string[] = [];
 
-/** Draws a dropped page's messages again (from memory), or leaves a live one. Only the messages
- * the filter shows get elements: a filter that hides most of the history leaves short pages, and
- * the window, measured in pixels, would otherwise draw thousands of hidden ones. */
+/** A page on its way into the DOM: its messages' elements made a slice at a time, off the DOM,
+ * then put in at once (`at`: how far into its keys). */
+interface Build {
+  at: number;
+  made: Array<[string, HTMLElement]>;
+}
+const builds = new Map<Page, Build>();
+/** Messages made at most per slice of a build, and the time a slice may take: one slice runs
+ * between two frames (scheduleSlices), so a page coming within reach costs a few frames a few ms
+ * each instead of one frame all of it. */
+const SLICE = 10,
+  SLICE_MS = 4;
+
+/** Draws a dropped page's messages again (from memory), at once (its build finished where one is
+ * under way), or leaves a live one. Only the messages the filter shows get elements: a filter
+ * that hides most of the history leaves short pages, and the window, measured in pixels, would
+ * otherwise draw thousands of hidden ones. */
 function drawPage(p: Page): void {
   if (p.live) return;
-  const frag = document.createDocumentFragment();
-  for (const k of p.keys) {
-    const v = msgs.get(k)!;
-    if (!hiddenByFilter(v)) frag.append(drawMessage(v));
+  const b = builds.get(p) ?? { at: 0, made: [] };
+  buildSome(p, b, Infinity);
+  finishBuild(p, b);
+}
+/** Makes the elements of the next messages of page `p` (off the DOM) until `deadline`; true when
+ * all are made. */
+function buildSome(p: Page, b: Build, deadline: number): boolean {
+  while (b.at < p.keys.length && performance.now() < deadline) {
+    const vs = p.keys
+      .slice(b.at, b.at + SLICE)
+      .map(k => msgs.get(k)!)
+      .filter(v => !hiddenByFilter(v));
+    b.at = Math.min(b.at + SLICE, p.keys.length);
+    const bodies = mdBodies(vs);
+    vs.forEach((v, i) => b.made.push([v.key, messageEl(v, bodies[i])]));
   }
-  p.el.replaceChildren(frag);
+  return b.at >= p.keys.length;
+}
+function finishBuild(p: Page, b: Build): void {
+  builds.delete(p);
+  for (const [k, el] of b.made) els.set(k, el);
+  p.el.replaceChildren(...b.made.map(x => x[1]));
   p.el.style.height = ''; // CSSOM, not a style attribute in markup: allowed by the CSP
   p.live = true;
 }
+/** A page in reach of the window: built in slices (drawn when complete), or at once when it is
+ * within a thread height of the view already. */
+function wantPage(p: Page): void {
+  if (p.live || builds.has(p)) return;
+  builds.set(p, { at: 0, made: [] });
+  if (near.has(p)) drawPage(p);
+  else scheduleSlices();
+}
+/** Page `p`'s messages changed (one added, changed or filtered): a build under way starts again. */
+function rebuild(p: Page): void {
+  if (builds.has(p)) builds.set(p, { at: 0, made: [] });
+}
+let slicesDue = false,
+  /** a slice ran since the last frame began: the next one waits for the frame after */
+  sliceRan = false;
+const sliceChannel = new MessageChannel();
+/** The next slice, one between two frames: at once (a task: after the observer's callback, before
+ * the next frame) if none ran since the last frame began, else posted from the next animation
+ * frame (a task posted then runs after that frame is drawn). */
+function scheduleSlices(): void {
+  if (slicesDue) return;
+  slicesDue = true;
+  if (sliceRan) requestAnimationFrame(() => sliceChannel.port2.postMessage(0));
+  else sliceChannel.port2.postMessage(0);
+}
+/** One slice: the pages waiting (in the order they came within reach) for SLICE_MS at most. */
+sliceChannel.port1.onmessage = () => {
+  slicesDue = false;
+  if (!sliceRan) {
+    sliceRan = true;
+    requestAnimationFrame(() => (sliceRan = false));
+  }
+  const deadline = performance.now() + SLICE_MS;
+  for (const [p, b] of builds) {
+    if (buildSome(p, b, deadline)) finishBuild(p, b);
+    if (performance.now() >= deadline) break;
+  }
+  if (builds.size) scheduleSlices();
+};
 function drawMessage(v: ViewMessage): HTMLElement {
   const el = messageEl(v);
   els.set(v.key, el);
@@ -391,6 +504,7 @@ function redrawPage(p: Page): void {
 }
 /** Empties a page far out of view, leaving a spacer of its height (the scroll does not move). */
 function dropPage(p: Page, height: number): void {
+  builds.delete(p);
   if (!p.live || !p.keys.length || p.el.contains(document.activeElement)) return;
   for (const k of p.keys) els.delete(k);
   p.el.style.height = `${Math.round(height)}px`;
@@ -404,11 +518,29 @@ const windowObserver = new IntersectionObserver(
     for (const e of entries) {
       const p = pageByEl.get(e.target);
       if (!p) continue;
-      if (e.isIntersecting) drawPage(p);
+      if (e.isIntersecting) wantPage(p);
       else dropPage(p, e.boundingClientRect.height);
     }
   },
   { root: thread, rootMargin: '300% 0px' },
+);
+/** The pages within one thread height of the view: one still being built when it gets there (a
+ * fling faster than the slices, a loaded machine) is finished at once, so that the view does not
+ * show an empty stretch of the thread. */
+const near = new Set<Page>();
+const nearObserver = new IntersectionObserver(
+  entries => {
+    for (const e of entries) {
+      const p = pageByEl.get(e.target);
+      if (!p) continue;
+      if (!e.isIntersecting) near.delete(p);
+      else {
+        near.add(p);
+        if (builds.has(p)) drawPage(p);
+      }
+    }
+  },
+  { root: thread, rootMargin: '100% 0px' },
 );
 /** New pages start as spacers (an older page fetched: drawn when the window reaches it). */
 let spawnDropped = false;
@@ -419,10 +551,17 @@ function newPage(i: number): Page {
   pagesEl.insertBefore(p.el, pages[i]?.el ?? null);
   pages.splice(i, 0, p);
   windowObserver.observe(p.el);
+  nearObserver.observe(p.el);
   return p;
 }
 function clearThread(): void {
-  for (const p of pages) windowObserver.unobserve(p.el);
+  for (const p of pages) {
+    windowObserver.unobserve(p.el);
+    nearObserver.unobserve(p.el);
+  }
+  near.clear();
+  builds.clear();
+  mdCache.clear();
   pagesEl.replaceChildren();
   pages.length = 0;
   pageOf.clear();
@@ -517,6 +656,7 @@ function place(v: ViewMessage, i: number): void {
   }
   p.keys.splice(at, 0, v.key);
   pageOf.set(v.key, p);
+  rebuild(p);
   if (hiddenByFilter(v)) return;
   if (p.live) drawInto(p, at, v);
   else p.el.style.height = `${(parseFloat(p.el.style.height) || 0) + EST}px`;
@@ -527,6 +667,7 @@ function upsert(v: ViewMessage): boolean {
     msgs.set(v.key, v);
     const old = els.get(v.key);
     const p = pageOf.get(v.key)!;
+    rebuild(p);
     if (hiddenByFilter(v)) {
       old?.remove();
       els.delete(v.key);
@@ -557,6 +698,7 @@ function linkAnswers(v: ViewMessage): void {
     const a = answer(v) ? v : [...msgs.values()].find(answer);
     if (!a) continue;
     answered.set(k, a.card!.state);
+    rebuild(pageOf.get(k)!);
     const el = els.get(k)?.querySelector('.card-state');
     if (el) {
       el.textContent = a.card!.state;
@@ -632,6 +774,7 @@ function hiddenByFilter(v: ViewMessage): boolean {
 const filtering = () => !!(state.member || state.kind || state.query.trim());
 function applyFilter(): void {
   for (const p of pages) {
+    rebuild(p);
     if (p.live) redrawPage(p);
     // a dropped page's height was measured under the old filter: an estimate by what it shows now
     else p.el.style.height = `${p.keys.filter(k => !hiddenByFilter(msgs.get(k)!)).length * EST}px`;
