@@ -12,6 +12,7 @@
 const http = require('http');
 const fs = require('fs');
 const path = require('path');
+const { endTrace, scrollEvents } = require('./cdp_trace');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 
 const args = process.argv.slice(2);
@@ -193,21 +194,9 @@ async function main() {
         ` max .msg in DOM ${row.maxDom};${BLANK ? ` frames with an empty page in view ${sc.blanks};` : ''} heap ${f1(row.heapMB)} MB (after a GC ${f1(row.gcHeapMB)}), ${row.nodes} nodes`);
       if (traced) {
         await pg.evaluate(() => performance.mark('tv-scroll-end'));
-        const { profile } = await cdp.send('Profiler.stop');
-        const done = new Promise(res => cdp.once('Tracing.tracingComplete', res));
-        await cdp.send('Tracing.end');
-        const { stream } = await done;
-        const chunks = [];
-        for (;;) {
-          const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream, size: 1 << 22 });
-          chunks.push(base64Encoded ? Buffer.from(data, 'base64').toString() : data);
-          if (eof) break;
-        }
-        const text = chunks.join('');
+        const { profile, text } = await endTrace(cdp);
         if (opt('save-trace')) fs.writeFileSync(`${opt('save-trace')}.${i}.json`, text);
-        const events = JSON.parse(text).traceEvents ?? JSON.parse(text);
-        const marks = events.filter(e => /^tv-scroll-/.test(e.name)).sort((a, b) => a.ts - b.ts);
-        const from = marks[0]?.ts ?? 0, to = marks.at(-1)?.ts ?? Infinity;
+        const { events, from, to } = scrollEvents(text);
         const st = selfTimes(events, from, to);
         console.log(`  trace, main-thread self time over ${f1(st.wall / 1000)} s of scroll (ms; per frame):`);
         for (const [k, v] of st.byName.slice(0, 25)) console.log(`    ${k.padEnd(44)} ${v.toFixed(0).padStart(7)}  ${(v / row.frames).toFixed(2)}`);

@@ -21,6 +21,7 @@
 //   {"cmd":"vmem"}          the view frame's memory: performance.memory, its DOM size, and (when the
 //                           frame is a process of its own) CDP Performance.getMetrics
 const readline = require('readline');
+const { endTrace, scrollEvents } = require('./cdp_trace');
 const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
 
 const VIEW = '[id="workbench.view.extension.teamInbox"]';
@@ -106,24 +107,10 @@ function viewInit(marker) {
  * busy time (its outermost events), the renderer main threads' self time by event, and the CPU
  * profile's self time by function, and by script. */
 async function traceSummary(tcdp, _a, _b, frames) {
-  const { profile } = await tcdp.send('Profiler.stop');
-  const done = new Promise(r => tcdp.once('Tracing.tracingComplete', r));
-  await tcdp.send('Tracing.end');
-  const { stream } = await done;
-  const chunks = [];
-  for (;;) {
-    const { data, eof, base64Encoded } = await tcdp.send('IO.read', { handle: stream, size: 1 << 22 });
-    chunks.push(base64Encoded ? Buffer.from(data, 'base64').toString() : data);
-    if (eof) break;
-  }
-  await tcdp.send('IO.close', { handle: stream });
+  const { profile, text } = await endTrace(tcdp);
   await tcdp.detach().catch(() => undefined);
-  const text = chunks.join('');
   if (process.env.TI_SAVE_TRACE) require('fs').writeFileSync(`${process.env.TI_SAVE_TRACE}.${Date.now()}.json`, text);
-  const parsed = JSON.parse(text);
-  const events = parsed.traceEvents ?? parsed;
-  const marks = events.filter(e => /^tv-scroll-/.test(e.name)).sort((a, b) => a.ts - b.ts);
-  const from = marks[0]?.ts ?? -Infinity, to = marks.at(-1)?.ts ?? Infinity;
+  const { events, from, to } = scrollEvents(text);
   const names = new Map();
   for (const e of events) if (e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args?.name);
   const procs = new Map();
