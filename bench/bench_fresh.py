@@ -77,12 +77,7 @@ def one_start(base: Path, vsix: Path, port: int, browser: bu.Browser) -> dict[st
     with bu.CodeServer(home, port, vsix) as cs:
         got = browser.call("open", url=cs.url)
         browser.call("close")
-        act = None
-        for _ in range(50):
-            act = cs.activation()
-            if act is not None:
-                break
-            time.sleep(0.1)
+        act = cs.wait_activation()
         own = cs.activated_at()
         marks = log_times(cs)
     nan = float("nan")

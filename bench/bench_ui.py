@@ -131,6 +131,15 @@ class CodeServer:
             return None
         return max(dt.datetime.strptime(s, "%Y-%m-%d %H:%M:%S.%f").timestamp() for s in stamps)
 
+    def wait_activation(self) -> float | None:
+        """activation(), once the extension host has logged it (up to 5 s after the row)."""
+        for _ in range(50):
+            act = self.activation()
+            if act is not None:
+                return act
+            time.sleep(0.1)
+        return None
+
     def activated_at(self) -> float | None:
         """Epoch seconds at the start of the latest activate() (the extension logs it; older builds do not)."""
         stamps = [
@@ -188,12 +197,7 @@ def bench_fresh(
         with CodeServer(home, port, vsix, reuse=r > 0) as cs:
             got = browser.call("open", url=cs.url)
             browser.call("close")
-            act = None
-            for _ in range(50):
-                act = cs.activation()
-                if act is not None:
-                    break
-                time.sleep(0.1)
+            act = cs.wait_activation()
             own = cs.activated_at()
         row = {
             "click_to_teams": got["teamsAt"] - got["clickAt"],
