@@ -231,6 +231,17 @@ def frames(*msgs: dict[str, Any]) -> bytes:
     return out
 
 
+def serve(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The real `teaminbox serve` over pipes, as the extension spawns it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "teaminbox", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+
+
 def test_exit_before_pygls_has_loaded_ends_the_server_as_lsp_says(tmp_path: Path) -> None:
     """`exit` waits for pygls like any message of its own: 1 without `shutdown` first (even
     when stdin closes right after it), 0 after `shutdown` was answered; no task error."""
@@ -239,13 +250,7 @@ def test_exit_before_pygls_has_loaded_ends_the_server_as_lsp_says(tmp_path: Path
     exit_ = {"jsonrpc": "2.0", "method": "exit"}
     env = {"PYTHONPATH": str(SIDECAR), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     for shutdown_first, code in ((False, 1), (True, 0)):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "teaminbox", "serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-        )
+        proc = serve(env)
         assert proc.stdin is not None and proc.stdout is not None
         got = b""
         try:
@@ -282,13 +287,7 @@ def test_when_pygls_cannot_load_nothing_waits_for_it(tmp_path: Path) -> None:
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path),
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teaminbox", "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
+    proc = serve(env)
     assert proc.stdin is not None and proc.stdout is not None
     got = b""
 
