@@ -71,6 +71,9 @@ export class InboxTreeProvider
   readonly refreshes = { root: 0, team: 0, inbox: 0, conversation: 0, attention: 0 };
   readonly redrawn: string[] = [];
   private view: vscode.TreeView<TreeNode> | undefined;
+  /** Root fetches in flight, and whether a root redraw was held back meanwhile. */
+  private rootLoads = 0;
+  private rootAgain = false;
   private badgeTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly subscriptions: vscode.Disposable[];
 
@@ -92,6 +95,10 @@ export class InboxTreeProvider
   }
 
   private fire(node: TreeNode | undefined, kind: 'root' | 'team' | 'inbox' | 'conversation' | 'attention'): void {
+    if (kind === 'root' && this.rootLoads > 0 && this.sidecar.state !== 'failed') {
+      this.rootAgain = true; // rootChildren() draws it
+      return;
+    }
     this.refreshes[kind]++;
     this.note(node ? node.id : ROOT);
     this.emitter.fire(node);
@@ -260,66 +267,7 @@ export class InboxTreeProvider
 
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
     try {
-      if (!node) {
-        if (this.sidecar.state === 'failed') {
-          this.setMessage('The Team Inbox sidecar is not running: run "Team Inbox: Show Log" for why, then "Refresh".');
-          return this.adopt(ROOT, []);
-        }
-        const last = this.cache.provisional;
-        if (last) {
-          // a fresh window: the last session's teams now, the live ones when the sidecar answers
-          const redraw = () => this.fire(undefined, 'root');
-          this.cache.loadTeams().then(redraw, redraw);
-          this.setMessage(STARTING);
-          this.log(`drawn: the last session's ${last.length} teams, until the sidecar answers`);
-          // collapsed, under ids of their own: VS Code draws nothing before the rows under every
-          // expanded node are in, and each level is a round trip while Python starts
-          return this.adopt(
-            ROOT,
-            splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true)),
-          );
-        }
-        const attention = this.cache.loadAttention().catch(() => [] as const);
-        const teams = await this.cache.loadTeams();
-        this.setMessage(undefined);
-        const { live, ended } = splitEnded(teams);
-        // VS Code draws the teams only once the inboxes it expands have their rows: ask for those
-        // pages now, not two round trips from now
-        for (const t of live) {
-          for (const m of t.members) {
-            if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
-          }
-        }
-        const items = await attention;
-        this.updateBadge();
-        const top: TreeNode[] = [];
-        if (items.length) {
-          top.push(
-            this.keep(
-              ATTENTION_ID,
-              AttentionGroupNode,
-              () => new AttentionGroupNode([...items]),
-              n => {
-                n.items = [...items];
-              },
-            ),
-          );
-        }
-        top.push(...live.map(t => this.teamNode(t)));
-        if (ended.length) {
-          top.push(
-            this.keep(
-              ENDED_ID,
-              EndedGroupNode,
-              () => new EndedGroupNode(ended.length),
-              n => {
-                n.count = ended.length;
-              },
-            ),
-          );
-        }
-        return this.adopt(ROOT, top);
-      }
+      if (!node) return await this.rootChildren();
       if (node.kind === 'ended') {
         return this.adopt(
           node.id,
@@ -381,6 +329,90 @@ export class InboxTreeProvider
       this.setMessage(`Cannot read the inboxes: ${errorText(e).text}`);
     }
     return [];
+  }
+
+  /**
+   * The top rows. A root redraw asked for while this runs is held back: the rows are built from the
+   * cache once every answer is in, so they carry that change already, and one more root redraw costs
+   * the first draw a round trip to the window and back for each expanded level (~80 ms).
+   */
+  private async rootChildren(): Promise<TreeNode[]> {
+    this.rootLoads++;
+    let drawn = false;
+    try {
+      const top = await this.topRows();
+      drawn = true;
+      return top;
+    } finally {
+      if (--this.rootLoads === 0) {
+        const again = this.rootAgain && !drawn;
+        this.rootAgain = false;
+        if (again) setTimeout(() => this.fire(undefined, 'root'), 0);
+      }
+    }
+  }
+
+  private async topRows(): Promise<TreeNode[]> {
+    if (this.sidecar.state === 'failed') {
+      this.setMessage('The Team Inbox sidecar is not running: run "Team Inbox: Show Log" for why, then "Refresh".');
+      return this.adopt(ROOT, []);
+    }
+    const last = this.cache.provisional;
+    if (last) {
+      // a fresh window: the last session's teams now, the live ones when the sidecar answers
+      const redraw = () => this.fire(undefined, 'root');
+      this.cache.loadTeams().then(redraw, redraw);
+      this.setMessage(STARTING);
+      this.log(`drawn: the last session's ${last.length} teams, until the sidecar answers`);
+      // collapsed, under ids of their own: VS Code draws nothing before the rows under every
+      // expanded node are in, and each level is a round trip while Python starts
+      return this.adopt(
+        ROOT,
+        splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true)),
+      );
+    }
+    const attention = this.cache.loadAttention().catch(() => [] as const);
+    const teams = await this.cache.loadTeams();
+    this.setMessage(undefined);
+    // VS Code draws the teams only once the inboxes it expands have their rows: ask for those
+    // pages now, not two round trips from now
+    for (const t of splitEnded(teams).live) {
+      for (const m of t.members) {
+        if (startsExpanded(m)) void this.cache.loadPage(t.id, m.inbox).catch(() => undefined);
+      }
+    }
+    await attention;
+    // what came while waiting is in the cache: draw that (a root redraw meanwhile was held back)
+    const items = this.cache.attention;
+    const { live, ended } = splitEnded(this.cache.teams);
+    this.updateBadge();
+    const top: TreeNode[] = [];
+    if (items.length) {
+      top.push(
+        this.keep(
+          ATTENTION_ID,
+          AttentionGroupNode,
+          () => new AttentionGroupNode([...items]),
+          n => {
+            n.items = [...items];
+          },
+        ),
+      );
+    }
+    top.push(...live.map(t => this.teamNode(t)));
+    if (ended.length) {
+      top.push(
+        this.keep(
+          ENDED_ID,
+          EndedGroupNode,
+          () => new EndedGroupNode(ended.length),
+          n => {
+            n.count = ended.length;
+          },
+        ),
+      );
+    }
+    return this.adopt(ROOT, top);
   }
 
   getParent(node: TreeNode): TreeNode | undefined {

@@ -425,6 +425,47 @@ test("a teammate's write reaches the tree from the didChange alone (no refetch, 
   assert.deepStrictEqual(sentSince(before), {});
 });
 
+test('a root redraw asked for while the top rows are fetched is drawn by that fetch, not by another round trip', async () => {
+  // the tree's own fetch of the teams waits at a gate; the cache's reloads (teamsChanged) go on
+  const orig = api.cache.loadTeams;
+  let open;
+  const hold = () => {
+    const gate = new Promise((resolve, reject) => { open = { resolve, reject }; });
+    api.cache.loadTeams = function (force) {
+      return force ? orig.call(this, force) : gate.then(() => orig.call(this, force));
+    };
+  };
+  try {
+    hold();
+    const n0 = api.tree.refreshes.root;
+    const rows = api.tree.getChildren();
+    const c = await team('claude', { user: [entry('team-lead', 'hello')] }); // a root redraw, held back
+    await sleep(300);
+    assert.strictEqual(api.tree.refreshes.root, n0, 'no root redraw while the top rows are fetched');
+    open.resolve();
+    const top = await rows;
+    assert.ok(top.some(n => n.id === `team:${c.id}`), 'the held-back change is in the rows: ' + top.map(n => n.id));
+    await sleep(300);
+    assert.strictEqual(api.tree.refreshes.root, n0, 'and not drawn again after');
+    // the fetch fails: the held-back redraw is asked for after all
+    hold();
+    const failing = api.tree.getChildren();
+    await team('claude', { user: [] });
+    assert.strictEqual(api.tree.refreshes.root, n0);
+    open.reject(new Error('no answer'));
+    assert.deepStrictEqual(await failing, []);
+    await poll('the held-back root redraw', () => api.tree.refreshes.root > n0);
+    api.cache.loadTeams = orig;
+    // no fetch in flight: a change redraws the root at once
+    const n1 = api.tree.refreshes.root;
+    await team('claude', { user: [] });
+    await poll('a root redraw', () => api.tree.refreshes.root > n1);
+  } finally {
+    api.cache.loadTeams = orig;
+    await api.tree.getChildren(); // its message back to none
+  }
+});
+
 test('messages pruned from the file stay visible as archived rows, without a refetch', async () => {
   const c = await team('claude', { user: [entry('team-lead', 'old plan', { summary: 'Plan ready', read: true }), entry('researcher', 'new')] });
   await api.cache.loadPage(c.id, 'user');
