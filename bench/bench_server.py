@@ -643,14 +643,20 @@ NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, sa
 
 
 def write_section(text: str, section: str = SECTION) -> None:
-    """Replace `section` of RESULTS.md with `text` (or append it); the other benches use it too."""
+    """Replace `section` of RESULTS.md with `text` (or append it); the other benches use it too.
+
+    Only the bench's own part is replaced: a `###` write-up under the section whose heading the
+    new text does not have (a person's notes on an earlier run) stays, after the new text."""
     old = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
     start = old.find(section)
     if start < 0:
         new = old.rstrip() + "\n\n" + text
     else:
-        nxt = old.find("\n## ", start + len(section))
-        new = old[:start] + text.rstrip() + "\n" + ("\n" + old[nxt + 1 :] if nxt >= 0 else "")
+        body = start + len(section)
+        own = {line for line in text.splitlines() if line.startswith("#")}
+        heads = re.finditer(r"^#{2,3} .*$", old[body:], re.M)
+        nxt = next((body + m.start() for m in heads if m.group(0) not in own), -1)
+        new = old[:start] + text.rstrip() + "\n" + ("\n" + old[nxt:] if nxt >= 0 else "")
     RESULTS.write_text(new.rstrip() + "\n")
 
 
