@@ -20,6 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pytest_lsp.client import register_lsp_features
 
 from support.entries import claude_entry
+from support.lsp_wire import SERVER as SERVER  # re-exported: the e2e suites import it from here
 from teaminbox.server.lsp import plain_converter
 
 
@@ -112,9 +113,6 @@ async def start(client: LanguageClient, init: dict[str, Any]) -> None:
 
 async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
     return await client.protocol.send_request_async(method, params)
-
-
-SERVER = [sys.executable, "-m", "teaminbox", "serve"]
 
 
 # --- shared by the e2e suites below (test_methods, test_notifications, test_robustness) ---

@@ -34,6 +34,8 @@ from lsp_session import (
 )
 from pytest_lsp import LanguageClient
 
+from support.lsp_wire import frame, initialize
+
 CORRUPT = b'[\n  {"from": "researcher", "text": "cut off'
 
 
@@ -247,18 +249,12 @@ async def test_exits_when_stdin_closes(tmp_path: Path, initialized: bool) -> Non
         c._stop_event.set()
 
 
+# argv: the initialize frame to send, then the server's command
 CLIENT_SCRIPT = r"""
-import json, subprocess, sys, time
-home = sys.argv[1]
+import subprocess, sys, time
 server = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-def send(msg):
-    body = json.dumps(msg).encode()
-    server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    server.stdin.flush()
-opts = {"defaultRoots": False, "roots": ["claude=" + home + "/.claude/teams"],
-        "historyPath": home + "/history.db"}
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-      "params": {"capabilities": {}, "initializationOptions": opts}})
+server.stdin.write(sys.argv[1].encode())
+server.stdin.flush()
 server.stdout.readline()
 print(server.pid, flush=True)
 time.sleep(600)
@@ -275,8 +271,14 @@ def _alive(pid: int) -> bool:
 
 async def test_exits_when_client_is_killed(tmp_path: Path) -> None:
     make_home(tmp_path)
+    home = str(tmp_path)
+    opts = {
+        "defaultRoots": False,
+        "roots": ["claude=" + home + "/.claude/teams"],
+        "historyPath": home + "/history.db",
+    }
     parent = subprocess.Popen(
-        [sys.executable, "-c", CLIENT_SCRIPT, str(tmp_path), *SERVER],
+        [sys.executable, "-c", CLIENT_SCRIPT, frame(initialize(1, opts)).decode(), *SERVER],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -6,20 +6,32 @@ bytecode and from source, and it serves everything after them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-import select
 import subprocess
 import sys
-import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsp_session import make_home, options, write_json
 
+from support.lsp_wire import (
+    EXIT,
+    INITIALIZED,
+    SERVE,
+    SERVER,
+    Messages,
+    frame,
+    initialize,
+    request,
+    serve,
+)
+
 SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
-FAST = ["-m", "teaminbox", "serve"]
+FAST = SERVE
 CLI = ["-c", "import sys; from teaminbox.cli import main; sys.exit(main(['serve']))"]
 # pygls from the first message on, as before the router: the reference for the early answers
 PYGLS = [
@@ -34,77 +46,40 @@ PYGLS = [
 ]
 
 
-def frame(obj: Any) -> bytes:
-    body = json.dumps(obj).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
 class Server:
     """The real server over its pipes, asked as the extension asks."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-        )
-        self.buf = b""
-        self.next_id = 0
-        self.notes: list[dict[str, Any]] = []
+    def __init__(self, args: Sequence[str], env: dict[str, str]) -> None:
+        self.proc = serve(env, args)
+        assert self.proc.stdout is not None
+        self.messages = Messages(self.proc.stdout)
+        self.ids = itertools.count(1)
 
     def send(self, obj: Any) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(frame(obj))
         self.proc.stdin.flush()
 
-    def _message(self, deadline: float) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while True:
-            end = self.buf.find(b"\r\n\r\n")
-            if end >= 0:
-                head = dict(
-                    line.split(b":", 1) for line in self.buf[:end].split(b"\r\n") if b":" in line
-                )
-                length = int(head[b"Content-Length"])
-                if len(self.buf) >= end + 4 + length:
-                    body = self.buf[end + 4 : end + 4 + length]
-                    self.buf = self.buf[end + 4 + length :]
-                    msg: dict[str, Any] = json.loads(body)
-                    return msg
-            left = deadline - time.monotonic()
-            assert left > 0 and select.select([fd], [], [], left)[0], "no answer in time"
-            data = os.read(fd, 65536)
-            assert data, "the server closed its stdout"
-            self.buf += data
+    def ask(self, msg: dict[str, Any]) -> Any:
+        """Send a request, and its result once it comes (the messages before it pass)."""
+        self.send(msg)
+        answer = self.messages.response(msg["id"], timeout=60)
+        assert "result" in answer, answer
+        return answer["result"]
 
     def request(self, method: str, params: Any = None) -> Any:
-        msg_id = self.next_id = self.next_id + 1
-        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        deadline = time.monotonic() + 60
-        while True:
-            msg = self._message(deadline)
-            if "method" in msg:
-                self.notes.append(msg)
-            elif msg.get("id") == msg_id:
-                assert "result" in msg, msg
-                return msg["result"]
+        return self.ask(request(next(self.ids), method) | {"params": params})  # None goes as null
 
     def start(self, init: dict[str, Any]) -> Any:
         """initialize (at once, as the extension sends it), initialized, the first teams."""
-        self.request(
-            "initialize",
-            {"processId": None, "rootUri": None, "capabilities": {}, "initializationOptions": init},
-        )
-        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        self.ask(initialize(next(self.ids), init, processId=None, rootUri=None))
+        self.send(INITIALIZED)
         return self.request("teamInbox/teams", {})
 
     def stop(self) -> int:
         try:
             self.request("shutdown")
-            self.send({"jsonrpc": "2.0", "method": "exit"})
+            self.send(EXIT)
             return self.proc.wait(20)
         finally:
             if self.proc.poll() is None:
@@ -147,7 +122,7 @@ def home_with_states(home: Path) -> None:
     )
 
 
-def first_answers(args: list[str], pycache: Path | None, home: Path, run: str) -> list[Any]:
+def first_answers(args: Sequence[str], pycache: Path | None, home: Path, run: str) -> list[Any]:
     server = Server(args, env(pycache))
     try:
         init = options(home, historyPath=str(home / f"history-{run}.db"))
@@ -200,7 +175,7 @@ def test_serve_with_the_stdio_flag_and_a_closed_stdin(tmp_path: Path) -> None:
 
 def test_other_commands_still_go_through_the_cli(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "teaminbox", "serve", "--token-file", "x"],
+        [*SERVER, "--token-file", "x"],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

@@ -17,18 +17,9 @@ from pathlib import Path
 
 import pytest
 from lsp_session import SERVER, make_home
-from test_transport import (
-    EXIT,
-    INITIALIZED,
-    WAIT,
-    TcpServer,
-    assert_refused,
-    frame,
-    initialize,
-    request,
-    tcp_options,
-)
+from test_transport import TcpServer, assert_refused, tcp_options
 
+from support.lsp_wire import EXIT, INITIALIZED, WAIT, frame, initialize, request
 from teaminbox.server.transport import AUTH_FRAME, MAX_PENDING
 
 TOKEN = "a-token-only-its-owner-reads"
@@ -69,9 +60,9 @@ def test_token_file_0600_is_used(tmp_path: Path) -> None:
         sock, msgs = server.connect()
         sock.sendall(frame(initialize(1, tcp_options(tmp_path, token=TOKEN))))
         assert "result" in msgs.response(1)
-        sock.sendall(frame(INITIALIZED) + frame(request(2, "teamInbox/teams")))
+        sock.sendall(frame(INITIALIZED, request(2, "teamInbox/teams")))
         assert len(msgs.response(2)["result"]["teams"]) == 2
-        sock.shutdown(socket.SHUT_RDWR)  # wakes the reader thread's recv: close() alone may not
+        sock.shutdown(socket.SHUT_RDWR)  # the session's client left: the server ends
         sock.close()
         assert server.proc.wait(WAIT) == 0
         assert "UNPROTECTED" not in "".join(server.stderr)
@@ -240,7 +231,7 @@ def test_a_flood_of_half_sent_frames_holds_little(tmp_path: Path) -> None:
         sock, msgs = server.connect()
         sock.sendall(frame(initialize(1, tcp_options(tmp_path, token=TOKEN))))
         assert "result" in msgs.response(1)
-        sock.sendall(frame(INITIALIZED) + frame(request(2, "teamInbox/teams")))
+        sock.sendall(frame(INITIALIZED, request(2, "teamInbox/teams")))
         assert len(msgs.response(2)["result"]["teams"]) == 2
         # More strangers while it is served are refused at once; it still is.
         late = half_send(server.port, 50, head, b"{" * 100)

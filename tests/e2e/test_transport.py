@@ -7,107 +7,32 @@ items 6 and 10. The clients here write exact bytes (no LSP library between).
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import re
 import socket
 import stat
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
-from lsp_session import SERVER, make_home, options
+from lsp_session import make_home, options
 
-WAIT = 10.0
-
-
-def frame(msg: Any) -> bytes:
-    body = json.dumps(msg).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def request(msg_id: int, method: str, params: Any = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params or {}}
-
-
-def initialize(msg_id: int, init: dict[str, Any]) -> dict[str, Any]:
-    return request(msg_id, "initialize", {"capabilities": {}, "initializationOptions": init})
-
-
-INITIALIZED = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
-EXIT = {"jsonrpc": "2.0", "method": "exit"}
-
-
-class Messages:
-    """Frames read from a byte stream by a thread (a plain reader, not the server's)."""
-
-    def __init__(self, stream: IO[bytes] | socket.socket) -> None:
-        self.items: queue.Queue[dict[str, Any] | None] = queue.Queue()
-        self.stream = stream
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _read(self, n: int) -> bytes:
-        if isinstance(self.stream, socket.socket):
-            out = b""
-            while len(out) < n:
-                got = self.stream.recv(n - len(out))
-                if not got:
-                    break
-                out += got
-            return out
-        return self.stream.read(n)
-
-    def _line(self) -> bytes:
-        out = b""
-        while not out.endswith(b"\r\n"):
-            c = self._read(1)
-            if not c:
-                return out
-            out += c
-        return out
-
-    def _run(self) -> None:
-        try:
-            while True:
-                length = None
-                while (line := self._line()) not in (b"\r\n", b""):
-                    m = re.fullmatch(rb"Content-Length: (\d+)\r\n", line)
-                    if m:
-                        length = int(m.group(1))
-                if not line or length is None:
-                    break
-                self.items.put(json.loads(self._read(length)))
-        except OSError:
-            pass
-        self.items.put(None)  # the end of the stream
-
-    def next(self, timeout: float = WAIT) -> dict[str, Any] | None:
-        try:
-            return self.items.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"nothing from the server in {timeout} s") from None
-
-    def response(self, msg_id: int, timeout: float = WAIT) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            msg = self.next(max(0.01, deadline - time.monotonic()))
-            assert msg is not None, f"the stream ended before the response to {msg_id}"
-            if msg.get("id") == msg_id:
-                return msg
-
-    def ended(self, timeout: float = WAIT) -> list[dict[str, Any]]:
-        """Everything until the stream ends (fails if it does not end in time)."""
-        out = []
-        while (msg := self.next(timeout)) is not None:
-            out.append(msg)
-        return out
-
+from support.lsp_wire import (
+    EXIT,
+    INITIALIZED,
+    SERVE,
+    WAIT,
+    Messages,
+    frame,
+    initialize,
+    request,
+    serve,
+)
 
 # --- the framer itself ------------------------------------------------------------------
 
@@ -149,9 +74,7 @@ def test_framer_resynchronises() -> None:
 @pytest.fixture
 def stdio(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], Messages]]:
     make_home(tmp_path)
-    proc = subprocess.Popen(
-        SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    proc = serve()
     assert proc.stdout is not None
     try:
         yield proc, Messages(proc.stdout)
@@ -230,12 +153,8 @@ class TcpServer:
             HOME=str(tmp), XDG_DATA_HOME=str(tmp / "data"), XDG_RUNTIME_DIR=str(tmp / "run"), **env
         )
         (tmp / "run").mkdir(mode=0o700, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [*SERVER, "--tcp", "127.0.0.1:0", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=self.env,
+        self.proc = serve(
+            self.env, [*SERVE, "--tcp", "127.0.0.1:0", *args], stdin=subprocess.DEVNULL
         )
         assert self.proc.stderr is not None
         self.lines: queue.Queue[str] = queue.Queue()
@@ -323,7 +242,7 @@ def test_tcp_wants_the_token_and_one_client(tmp_path: Path) -> None:
         init = tcp_options(tmp_path, token=token, historyPath=str(inside))
         first.sendall(frame(initialize(1, init)))
         assert "result" in first_msgs.response(1)
-        first.sendall(frame(INITIALIZED) + frame(request(2, "teamInbox/teams")))
+        first.sendall(frame(INITIALIZED, request(2, "teamInbox/teams")))
         assert len(first_msgs.response(2)["result"]["teams"]) == 2
         assert inside.exists()
 
@@ -371,7 +290,7 @@ def test_tcp_token_from_env_or_file(tmp_path: Path, how: str) -> None:
         sock, msgs = server.connect()
         sock.sendall(frame(initialize(1, tcp_options(tmp_path, token=token))))
         assert "result" in msgs.response(1)
-        sock.sendall(frame(INITIALIZED) + frame(request(2, "teamInbox/teams")))
+        sock.sendall(frame(INITIALIZED, request(2, "teamInbox/teams")))
         assert len(msgs.response(2)["result"]["teams"]) == 2
         sock.shutdown(socket.SHUT_RDWR)  # the session's client left: the server ends
         sock.close()
@@ -389,20 +308,20 @@ def test_stdio_unstructurable_request_gets_an_error(
     assert msgs.response(1)["error"]["code"] == -32602
     write(proc, frame(initialize(2, options(tmp_path))))
     assert "result" in msgs.response(2)
-    write(proc, frame([1, 2]) + frame(request(3, "teamInbox/teams")))
+    write(proc, frame([1, 2], request(3, "teamInbox/teams")))
     assert "result" in msgs.response(3)
 
 
 def test_stdio_client_may_put_the_history_anywhere(tmp_path: Path) -> None:
     """Only TCP clients are limited: stdio's client is the user's own editor."""
     make_home(tmp_path)
-    proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = serve(stderr=None)
     assert proc.stdout is not None and proc.stdin is not None
     try:
         msgs = Messages(proc.stdout)
         write(proc, frame(initialize(1, options(tmp_path))))
         assert "result" in msgs.response(1)
-        write(proc, frame(INITIALIZED) + frame(request(2, "teamInbox/teams")))
+        write(proc, frame(INITIALIZED, request(2, "teamInbox/teams")))
         assert "result" in msgs.response(2)
         assert (tmp_path / "history.db").exists()
     finally:

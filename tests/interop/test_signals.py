@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from support.lsp_wire import INITIALIZED, frame, initialize, request, serve
 from support.node import NODE_DIR, node_exe, parse_log
 from support.world import CODER_ID, Teams
 from teaminbox import fileio
@@ -219,11 +220,6 @@ def test_ignored_sighup_stays_ignored(teams: Teams) -> None:
     assert [e["text"] for e in json.loads(inbox.read_bytes())][-1] == "ours-1"
 
 
-def frame(msg: dict[str, object]) -> bytes:
-    body = json.dumps(msg).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
 def test_the_real_server_releases_on_sigterm(teams: Teams) -> None:
     """`teaminbox serve`: the send runs in a worker thread of the JSON-RPC server."""
     inbox = teams.cinbox("researcher")
@@ -233,34 +229,14 @@ def test_the_real_server_releases_on_sigterm(teams: Teams) -> None:
         "roots": [f"claude={teams.claude_root}", f"pseudoclaude={teams.pseudo_root}"],
         "historyPath": str(teams.home / "history.db"),
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "teaminbox", "serve"],
-        stdin=subprocess.PIPE,
+    proc = serve(
+        teams.env(TEAMINBOX_TEST_PAUSE_AT="in_lock"),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=teams.env(TEAMINBOX_TEST_PAUSE_AT="in_lock"),
         preexec_fn=default_signals,
     )
     assert proc.stdin is not None
-    proc.stdin.write(
-        frame(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {"capabilities": {}, "initializationOptions": init},
-            }
-        )
-        + frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        + frame(
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "teamInbox/send",
-                "params": {"team": "alpha", "to": "researcher", "text": "ours-1"},
-            }
-        )
-    )
+    send = {"team": "alpha", "to": "researcher", "text": "ours-1"}
+    proc.stdin.write(frame(initialize(1, init), INITIALIZED, request(2, "teamInbox/send", send)))
     proc.stdin.flush()
     wait_stopped(proc)  # type: ignore[arg-type]
     assert lock.is_dir()

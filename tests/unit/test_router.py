@@ -5,14 +5,13 @@ order. Each case runs in a fresh interpreter, where nothing has imported pygls y
 from __future__ import annotations
 
 import json
-import select
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 from typing import Any
 
+from support.lsp_wire import EXIT, INITIALIZED, Messages, frame, initialize, request, serve
 from support.world import make_team
 from teaminbox.server import build
 from teaminbox.server.lsp import LspServer, handle
@@ -81,19 +80,13 @@ def run(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
     return result["out"], result["loaded"]
 
 
-def request(msg_id: int, method: str, params: Any = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params or {}}
-
-
 def init(root: Path) -> dict[str, Any]:
     opts = {
         "defaultRoots": False,
         "roots": [f"claude={root}"],
         "historyPath": str(root.parent / "h.db"),
     }
-    return request(
-        1, "initialize", {"processId": None, "capabilities": {}, "initializationOptions": opts}
-    )
+    return initialize(1, opts, processId=None)
 
 
 def by_id(out: list[dict[str, Any]], msg_id: int) -> dict[str, Any]:
@@ -106,7 +99,7 @@ def test_the_first_answers_leave_before_pygls_and_pygls_serves_the_rest(tmp_path
     out, loaded = run(
         [
             init(root),
-            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            INITIALIZED,
             request(2, "teamInbox/teams"),
             {"wait": 2},
             request(3, "no/such"),
@@ -140,7 +133,7 @@ def test_pygls_loads_a_while_after_the_first_answer_unasked(tmp_path: Path) -> N
     out, loaded = run(
         [
             init(root),
-            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            INITIALIZED,
             request(2, "teamInbox/teams"),
             {"wait": 2},
             {"sleep": soon},
@@ -223,46 +216,23 @@ def test_the_initialize_answer_is_pygls_own() -> None:
     lsp.shutdown()
 
 
-def frames(*msgs: dict[str, Any]) -> bytes:
-    out = b""
-    for msg in msgs:
-        body = json.dumps(msg).encode()
-        out += b"Content-Length: %d\r\n\r\n" % len(body) + body
-    return out
-
-
-def serve(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """The real `teaminbox serve` over pipes, as the extension spawns it."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "teaminbox", "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-
-
 def test_exit_before_pygls_has_loaded_ends_the_server_as_lsp_says(tmp_path: Path) -> None:
     """`exit` waits for pygls like any message of its own: 1 without `shutdown` first (even
     when stdin closes right after it), 0 after `shutdown` was answered; no task error."""
     root = tmp_path / "teams"
     root.mkdir()
-    exit_ = {"jsonrpc": "2.0", "method": "exit"}
     env = {"PYTHONPATH": str(SIDECAR), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     for shutdown_first, code in ((False, 1), (True, 0)):
         proc = serve(env)
         assert proc.stdin is not None and proc.stdout is not None
-        got = b""
         try:
             msgs = [init(root), request(2, "shutdown", None)] if shutdown_first else [init(root)]
-            proc.stdin.write(frames(*msgs))
+            proc.stdin.write(frame(*msgs))
             proc.stdin.flush()
-            want = b'"id":2' if shutdown_first else b'"serverInfo"'
-            while want not in got:  # the answer (a client sends exit after shutdown's answer)
-                chunk = proc.stdout.read1(65536)
-                assert chunk, "the server closed its stdout"
-                got += chunk
-            proc.stdin.write(frames(exit_))
+            # the answer (a client sends exit after shutdown's answer)
+            answer = Messages(proc.stdout).response(2 if shutdown_first else 1, timeout=60)
+            assert "result" in answer, answer
+            proc.stdin.write(frame(EXIT))
             proc.stdin.close()  # at once: the exit is still served
             assert proc.wait(60) == code
         finally:
@@ -289,52 +259,29 @@ def test_when_pygls_cannot_load_nothing_waits_for_it(tmp_path: Path) -> None:
     }
     proc = serve(env)
     assert proc.stdin is not None and proc.stdout is not None
-    got = b""
-
-    def until(*wanted: bytes) -> None:
-        nonlocal got
-        deadline = time.monotonic() + 60
-        while not all(w in got for w in wanted):
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
-            assert ready, f"no answer in 60 s (held?): wanted {wanted}, got {got!r}"
-            chunk = proc.stdout.read1(65536)  # type: ignore[union-attr]
-            assert chunk, f"the server closed its stdout; got {got!r}"
-            got += chunk
-
+    msgs = Messages(proc.stdout)
+    answers: dict[int, dict[str, Any]] = {}
     try:
-        initialized = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
         # 3 comes for pygls while it loads (held), 4 after it failed
-        proc.stdin.write(frames(init(root), initialized, request(2, "teamInbox/teams")))
-        proc.stdin.write(frames(request(3, "no/such")))
+        proc.stdin.write(frame(init(root), INITIALIZED, request(2, "teamInbox/teams")))
+        proc.stdin.write(frame(request(3, "no/such")))
         proc.stdin.flush()
-        until(b'"id":2', b'"id":3')
-        proc.stdin.write(frames(request(4, "nor/this"), request(5, "teamInbox/teams")))
+        answers |= msgs.responses(2, 3, timeout=60)
+        proc.stdin.write(frame(request(4, "nor/this"), request(5, "teamInbox/teams")))
         proc.stdin.flush()
-        until(b'"id":4', b'"id":5')
-        proc.stdin.write(frames(request(6, "shutdown", None)))
+        answers |= msgs.responses(4, 5, timeout=60)
+        proc.stdin.write(frame(request(6, "shutdown", None)))
         proc.stdin.flush()
-        until(b'"id":6')
-        proc.stdin.write(frames({"jsonrpc": "2.0", "method": "exit"}))
+        answers |= msgs.responses(6, timeout=60)
+        proc.stdin.write(frame(EXIT))
         proc.stdin.flush()
         assert proc.wait(60) == 0  # exit after shutdown, though pygls never loaded
     finally:
         if proc.poll() is None:
             proc.kill()
-    answers = {m["id"]: m for m in parse(got) if "id" in m}
     assert [t["name"] for t in answers[2]["result"]["teams"]] == ["alpha"]
     assert answers[5]["result"] == answers[2]["result"]  # the core still serves
     for held_or_late in (3, 4):  # answered, not held for ever
         error = answers[held_or_late]["error"]
         assert error["code"] == -32603 and "a broken pygls" in error["message"]
     assert answers[6]["result"] is None
-
-
-def parse(stream: bytes) -> list[dict[str, Any]]:
-    out = []
-    while stream:
-        head, _, rest = stream.partition(b"\r\n\r\n")
-        size = int(head.split(b":")[1])
-        out.append(json.loads(rest[:size]))
-        stream = rest[size:]
-    return out
