@@ -121,7 +121,16 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     const inboxPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /^\s*Inboxes/i }) });
     const tasksPane = view.locator('.pane', { has: page.locator('.pane-header', { hasText: /Tasks/i }) });
     const rowOf = (loc, re) => loc.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: re }) }).first();
-    const expand = async row => { if ((await row.count()) && (await row.getAttribute('aria-expanded')) !== 'true') await row.click(); };
+    // a click that falls between two renders of its row (a redraw replaces the element) is lost:
+    // click again, after a while, until the row is open
+    const expand = async row => {
+      for (let i = 0; i < 5; i++) {
+        if (!(await row.count()) || (await row.getAttribute('aria-expanded')) === 'true') return;
+        await row.click();
+        const end = Date.now() + 2000;
+        while (Date.now() < end && (await row.getAttribute('aria-expanded').catch(() => null)) !== 'true') await page.waitForTimeout(100);
+      }
+    };
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
     // the live tree: member rows (level 2) come only with the sidecar's answer; a window opened
     // after another first draws the remembered teams, collapsed
