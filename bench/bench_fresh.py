@@ -155,10 +155,13 @@ def render(
                 a["click_to_teams"] - b["click_to_teams"]
                 for a, b in zip(rows, runs["floor"], strict=True)
             ]
+            after = [r["click_to_teams"] - r["click_to_host_teams"] for r in rows]
             lines.append(
                 f"- {label}: click -> first team row {med([r['click_to_teams'] for r in rows]):.0f}"
                 f" ms, the floor's {floor:.0f} ms; above the floor, paired by round: median"
-                f" {med(pairs):.0f} ms ({', '.join(f'{p:.0f}' for p in pairs)})."
+                f" {med(pairs):.0f} ms ({', '.join(f'{p:.0f}' for p in pairs)}); the teams in"
+                f" the extension host -> the row (the tree's round trips): median {med(after):.0f}"
+                " ms."
             )
     lines.append("")
     lines.append("Every round (ms after the click):")
