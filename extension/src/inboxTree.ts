@@ -334,14 +334,16 @@ export class InboxTreeProvider
   /**
    * The top rows. A root redraw asked for while this runs is held back: the rows are built from the
    * cache once every answer is in, so they carry that change already, and one more root redraw costs
-   * the first draw a round trip to the window and back for each expanded level (~80 ms).
+   * the first draw a round trip to the window and back for each expanded level (~80 ms). It is
+   * drawn after all when the fetch failed, or when the cache holds no live teams at its end (the
+   * sidecar restarted meanwhile, or these were the last session's).
    */
   private async rootChildren(): Promise<TreeNode[]> {
     this.rootLoads++;
     let drawn = false;
     try {
       const top = await this.topRows();
-      drawn = true;
+      drawn = this.cache.isLoaded;
       return top;
     } finally {
       if (--this.rootLoads === 0) {

@@ -455,7 +455,24 @@ test('a root redraw asked for while the top rows are fetched is drawn by that fe
     open.reject(new Error('no answer'));
     assert.deepStrictEqual(await failing, []);
     await poll('the held-back root redraw', () => api.tree.refreshes.root > n0);
+    // the sidecar restarts while the fetch waits for the old one's answer: that answer is not
+    // the cache's any more, so the held-back redraw is drawn after all (and fetches anew)
+    api.cache.loadTeams = function (force) {
+      const answer = orig.call(this, force);
+      if (force) return answer;
+      const gate = new Promise(resolve => { open = { resolve }; });
+      return gate.then(() => answer);
+    };
+    const stale = api.tree.getChildren();
+    const n2 = api.tree.refreshes.root;
+    api.cache.reset(); // what a new sidecar process does to the cache
+    assert.strictEqual(api.tree.refreshes.root, n2, 'held back while the fetch runs');
+    open.resolve();
+    await stale;
+    await poll('the root redraw after the restart', () => api.tree.refreshes.root > n2);
     api.cache.loadTeams = orig;
+    await api.tree.getChildren(); // what VS Code does on that redraw: the teams are read anew
+    assert.ok(api.cache.isLoaded && api.cache.team(c.id), 'the teams read again after the restart');
     // no fetch in flight: a change redraws the root at once
     const n1 = api.tree.refreshes.root;
     await team('claude', { user: [] });
