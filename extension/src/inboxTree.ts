@@ -342,9 +342,9 @@ export class InboxTreeProvider
     this.rootLoads++;
     let drawn = false;
     try {
-      const top = await this.topRows();
-      drawn = this.cache.isLoaded;
-      return top;
+      const { rows, live } = await this.topRows();
+      drawn = live && this.cache.isLoaded;
+      return rows;
     } finally {
       if (--this.rootLoads === 0) {
         const again = this.rootAgain && !drawn;
@@ -354,10 +354,11 @@ export class InboxTreeProvider
     }
   }
 
-  private async topRows(): Promise<TreeNode[]> {
+  /** The top rows, and whether they are the live teams (not the last session's, nor none). */
+  private async topRows(): Promise<{ rows: TreeNode[]; live: boolean }> {
     if (this.sidecar.state === 'failed') {
       this.setMessage('The Team Inbox sidecar is not running: run "Team Inbox: Show Log" for why, then "Refresh".');
-      return this.adopt(ROOT, []);
+      return { rows: this.adopt(ROOT, []), live: false };
     }
     const last = this.cache.provisional;
     if (last) {
@@ -368,10 +369,8 @@ export class InboxTreeProvider
       this.log(`drawn: the last session's ${last.length} teams, until the sidecar answers`);
       // collapsed, under ids of their own: VS Code draws nothing before the rows under every
       // expanded node are in, and each level is a round trip while Python starts
-      return this.adopt(
-        ROOT,
-        splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true)),
-      );
+      const rows = splitEnded(last).live.map(t => new TeamNode(`${teamNodeId(t.id)}:last`, t, true));
+      return { rows: this.adopt(ROOT, rows), live: false };
     }
     const attention = this.cache.loadAttention().catch(() => [] as const);
     const teams = await this.cache.loadTeams();
@@ -414,7 +413,7 @@ export class InboxTreeProvider
         ),
       );
     }
-    return this.adopt(ROOT, top);
+    return { rows: this.adopt(ROOT, top), live: true };
   }
 
   getParent(node: TreeNode): TreeNode | undefined {
