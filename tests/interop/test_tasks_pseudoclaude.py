@@ -121,7 +121,8 @@ def test_racing_go_loses_nothing(teams: Teams, pcmail: Path) -> None:  # noqa: F
         f"race: Go {len(made)} creates + {len(updates)} tasks updated, ours {writes[0]} status"
         f" writes, {len(gaveup)} Go give-ups, {took:.1f} s"
     )
-    assert writes[0] > 20
+    # a race at all (how many of ours fit in Go's loop is the machine's: 19 to 35 seen)
+    assert writes[0] >= 10, f"only {writes[0]} of our writes raced Go's loop"
     final = {t["id"]: t for t in listed(pcmail, path)}
     # every task Go created is there, each with Go's last description, ours with our status
     assert set(made) | set(seed) == set(final), "a task Go created was lost"
