@@ -426,13 +426,16 @@ test("a teammate's write reaches the tree from the didChange alone (no refetch, 
 });
 
 test('a root redraw asked for while the top rows are fetched is drawn by that fetch, not by another round trip', async () => {
-  // the tree's own fetch of the teams waits at a gate; the cache's reloads (teamsChanged) go on
+  // the tree's own fetch of the teams waits at a gate (asked of the sidecar after it, or before
+  // with `askFirst`); the cache's reloads (teamsChanged) go on
   const orig = api.cache.loadTeams;
   let open;
-  const hold = () => {
+  const hold = (askFirst = false) => {
     const gate = new Promise((resolve, reject) => { open = { resolve, reject }; });
     api.cache.loadTeams = function (force) {
-      return force ? orig.call(this, force) : gate.then(() => orig.call(this, force));
+      if (force) return orig.call(this, force);
+      const asked = askFirst ? orig.call(this, force) : undefined;
+      return gate.then(() => asked ?? orig.call(this, force));
     };
   };
   try {
@@ -457,12 +460,7 @@ test('a root redraw asked for while the top rows are fetched is drawn by that fe
     await poll('the held-back root redraw', () => api.tree.refreshes.root > n0);
     // the sidecar restarts while the fetch waits for the old one's answer: that answer is not
     // the cache's any more, so the held-back redraw is drawn after all (and fetches anew)
-    api.cache.loadTeams = function (force) {
-      const answer = orig.call(this, force);
-      if (force) return answer;
-      const gate = new Promise(resolve => { open = { resolve }; });
-      return gate.then(() => answer);
-    };
+    hold(true);
     const stale = api.tree.getChildren();
     const n2 = api.tree.refreshes.root;
     api.cache.reset(); // what a new sidecar process does to the cache
