@@ -168,6 +168,9 @@ export class InboxTreeProvider
         arguments: [{ team: node.teamId, inbox: node.message.inbox, id: node.message.id }],
       };
     }
+    if (node.kind === 'attention' && node.item.action === 'answerPermission') {
+      item.command = { command: 'teamInbox.answerPermission', title: 'Answer', arguments: [node.item.requestId] };
+    }
     if (node.kind === 'attention' && node.item.kind === 'unanswered' && node.item.messageId && node.item.inbox) {
       item.command = {
         command: 'teamInbox.openMessage',

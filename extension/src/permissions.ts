@@ -1,27 +1,92 @@
 // A teammate's permission prompt, answered here: the sidecar pushes each request Claude Code's
 // PermissionRequest hook handed over (teamInbox/permissionRequested) and this asks the person,
-// without a modal: Allow once, Allow for this session, Deny (with a reason). No answer: the hook
-// gives up and the lead's terminal asks as before. The hook is opt-in: the three
+// without a modal. The person decides on what the prompt shows, so it shows the whole request
+// (the sidecar's words: who, which tool, every field, what a session grant adds), or says it is
+// cut and offers only to open it whole (a read-only document) or to deny; Allow comes after. No
+// answer: the hook gives up and the lead's terminal asks as before. The hook is opt-in: the
 // teamInbox.hook.* commands run `python -m teaminbox.hook` with the sidecar's interpreter.
 import * as cp from 'child_process';
 import * as vscode from 'vscode';
+import { plain } from './plainText';
 import type { PermissionPrompt } from './protocol';
 import { bundledLibs, sidecarEnv } from './python';
 import type { SidecarClient } from './sidecarClient';
+import { AttentionNode } from './treeNodes';
 
 const ALLOW = 'Allow once';
 const SESSION = 'Allow for this session';
 const DENY = 'Deny…';
+const OPEN = 'Open the whole request';
+export const REQUEST_SCHEME = 'teaminbox-request';
+const GONE = "That request is no longer open: answer it in the lead's terminal.";
 
-async function ask(sidecar: SidecarClient, p: PermissionPrompt, log: vscode.LogOutputChannel): Promise<void> {
-  // what the agent sent is text to read: shown as it is, never run or rendered
-  const pick = await vscode.window.showWarningMessage(`${p.summary} (${p.team})`, ALLOW, SESSION, DENY);
+/** The whole requests the person opened, served read-only by id (the uri's query). */
+class RequestDocs implements vscode.TextDocumentContentProvider {
+  readonly texts = new Map<string, string>();
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.query) ?? 'This permission request is no longer open.\n';
+  }
+}
+
+/** Opens the request whole; true when it may now be allowed. */
+async function openWhole(sidecar: SidecarClient, docs: RequestDocs, p: PermissionPrompt): Promise<boolean> {
+  const res = await sidecar.request('teamInbox/permissionText', { id: p.id });
+  docs.texts.set(p.id, res.text);
+  const uri = vscode.Uri.from({
+    scheme: REQUEST_SCHEME,
+    path: `/permission-request-${p.id.slice(0, 8)}.txt`,
+    query: p.id,
+  });
+  // its own language: no link in it is live (editor.links off), long lines wrap (package.json)
+  const doc = await vscode.languages.setTextDocumentLanguage(
+    await vscode.workspace.openTextDocument(uri),
+    REQUEST_SCHEME,
+  );
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return res.shown;
+}
+
+async function ask(
+  sidecar: SidecarClient,
+  docs: RequestDocs,
+  p: PermissionPrompt,
+  log: vscode.LogOutputChannel,
+): Promise<void> {
+  // every word from the request is the sidecar's visible text, and plain() here: nothing is a link
+  const where = `(${plain(p.team)})`;
+  let seen = p.whole;
+  let pick: string | undefined;
+  try {
+    if (seen) {
+      const buttons = p.grants.length ? [ALLOW, SESSION, DENY, OPEN] : [ALLOW, DENY, OPEN];
+      pick = await vscode.window.showWarningMessage(`${plain(p.prompt)} ${where}`, ...buttons);
+    } else {
+      pick = await vscode.window.showWarningMessage(`${plain(p.prompt)} ${where}`, OPEN, DENY);
+    }
+    if (pick === OPEN) {
+      seen = await openWhole(sidecar, docs, p);
+      const session = p.grants.length ? ` "${SESSION}" also allows: ${p.grants.join('; ')}.` : '';
+      pick = seen
+        ? await vscode.window.showWarningMessage(
+            plain(`Answer the permission request open in the editor ${where}.${session}`),
+            ...(p.grants.length ? [ALLOW, SESSION, DENY] : [ALLOW, DENY]),
+          )
+        : await vscode.window.showWarningMessage(
+            plain(`The request cannot be shown whole ${where}: deny it, or answer it in the lead's terminal.`),
+            DENY,
+          );
+    }
+  } catch (e) {
+    log.warn(`permissionText: ${e}`);
+    void vscode.window.showInformationMessage(GONE);
+    return;
+  }
   if (!pick) return; // dismissed: the hook waits out its time, then the terminal asks
   let message: string | undefined;
   if (pick === DENY) {
     message = await vscode.window.showInputBox({
-      prompt: `Why ${p.member} may not ${p.detail}`,
-      placeHolder: 'told to the teammate',
+      prompt: 'Why not? (told to the teammate; optional)',
+      placeHolder: 'the reason',
     });
     if (message === undefined) return;
   }
@@ -31,8 +96,21 @@ async function ask(sidecar: SidecarClient, p: PermissionPrompt, log: vscode.LogO
     if (!res.delivered) void vscode.window.showInformationMessage("Too late: the lead's terminal asks now.");
   } catch (e) {
     log.warn(`answerPermission: ${e}`);
-    void vscode.window.showInformationMessage("That request is no longer open: answer it in the lead's terminal.");
+    void vscode.window.showInformationMessage(GONE);
   }
+}
+
+/** A "Needs attention" row's request, asked again (its toast was closed or lost). */
+async function askAgain(sidecar: SidecarClient, docs: RequestDocs, arg: unknown, log: vscode.LogOutputChannel) {
+  const id = arg instanceof AttentionNode ? arg.item.requestId : typeof arg === 'string' ? arg : undefined;
+  if (!id) return;
+  const open = await sidecar.request('teamInbox/permissionRequests', {});
+  const p = open.requests.find(r => r.id === id);
+  if (!p) {
+    void vscode.window.showInformationMessage(GONE);
+    return;
+  }
+  await ask(sidecar, docs, p, log);
 }
 
 function runHook(
@@ -78,29 +156,48 @@ async function install(sidecar: SidecarClient, extensionPath: string): Promise<v
   if (!target) return;
   const dry = await runHook(sidecar, extensionPath, ['install', '--dry-run', '--json', ...target]);
   if (dry.code !== 0) {
-    void vscode.window.showErrorMessage(dry.err.trim() || 'teaminbox hook install failed');
+    void vscode.window.showErrorMessage(plain(dry.err.trim() || 'teaminbox hook install failed'));
     return;
   }
   const plan = JSON.parse(dry.out) as { settings: string; adds: unknown };
   // consent: exactly what is written, and where
   const ok = await vscode.window.showInformationMessage(
-    `Add Team Inbox's permission hook to ${plan.settings}?`,
-    { modal: true, detail: JSON.stringify({ hooks: { PermissionRequest: [plan.adds] } }, null, 2) },
+    plain(`Add Team Inbox's permission hook to ${plan.settings}?`),
+    { modal: true, detail: plain(JSON.stringify({ hooks: { PermissionRequest: [plan.adds] } }, null, 2)) },
     'Install',
   );
   if (ok !== 'Install') return;
   const res = await runHook(sidecar, extensionPath, ['install', '--yes', ...target]);
-  if (res.code === 0) void vscode.window.showInformationMessage(`Permission hook added to ${plan.settings}.`);
-  else void vscode.window.showErrorMessage(res.err.trim() || 'teaminbox hook install failed');
+  if (res.code === 0) void vscode.window.showInformationMessage(plain(`Permission hook added to ${plan.settings}.`));
+  else void vscode.window.showErrorMessage(plain(res.err.trim() || 'teaminbox hook install failed'));
 }
 
 async function simple(sidecar: SidecarClient, extensionPath: string, action: 'remove' | 'status'): Promise<void> {
   const target = await where();
   if (!target) return;
-  const res = await runHook(sidecar, extensionPath, [action, ...target]);
-  const text = (res.code === 0 ? res.out : res.err).trim() || `teaminbox hook ${action} failed`;
-  if (res.code === 0) void vscode.window.showInformationMessage(text);
-  else void vscode.window.showErrorMessage(text);
+  // --json: the toast says what it found in words of its own, never a settings file's text
+  const res = await runHook(sidecar, extensionPath, [action, '--json', ...target]);
+  if (res.code !== 0) {
+    void vscode.window.showErrorMessage(plain(res.err.trim() || `teaminbox hook ${action} failed`));
+    return;
+  }
+  try {
+    const r = JSON.parse(res.out) as {
+      settings: string;
+      installed?: unknown[];
+      removed?: unknown[];
+      sidecars?: unknown[];
+    };
+    const n = (r.installed ?? r.removed ?? []).length;
+    const text =
+      action === 'status'
+        ? `Team Inbox's permission hook is ${n ? 'installed' : 'not installed'} in ${r.settings}; ` +
+          `${(r.sidecars ?? []).length} Team Inbox window(s) listening.`
+        : `Removed ${n} Team Inbox hook entr${n === 1 ? 'y' : 'ies'} from ${r.settings}.`;
+    void vscode.window.showInformationMessage(plain(text));
+  } catch {
+    void vscode.window.showErrorMessage(`teaminbox hook ${action}: an answer that does not parse`);
+  }
 }
 
 export function registerPermissions(
@@ -108,10 +205,13 @@ export function registerPermissions(
   extensionPath: string,
   log: vscode.LogOutputChannel,
 ): vscode.Disposable[] {
+  const docs = new RequestDocs();
   return [
+    vscode.workspace.registerTextDocumentContentProvider(REQUEST_SCHEME, docs),
     sidecar.onNotification('teamInbox/permissionRequested', p => {
-      void ask(sidecar, p, log);
+      void ask(sidecar, docs, p, log);
     }),
+    vscode.commands.registerCommand('teamInbox.answerPermission', (arg?: unknown) => askAgain(sidecar, docs, arg, log)),
     vscode.commands.registerCommand('teamInbox.hook.install', () => install(sidecar, extensionPath)),
     vscode.commands.registerCommand('teamInbox.hook.remove', () => simple(sidecar, extensionPath, 'remove')),
     vscode.commands.registerCommand('teamInbox.hook.status', () => simple(sidecar, extensionPath, 'status')),

@@ -499,15 +499,21 @@ export interface PermissionPrompt {
   toolName: string;
   /** as Claude Code sent it: agent data, never interpreted */
   toolInput: Record<string, unknown>;
-  /** what it would run or touch, one line */
+  /** what it would run or touch, one line, cut */
   detail: string;
+  /** one line for a row, cut */
   summary: string;
-  /** Claude Code's permission_suggestions (allowSession keeps them) */
+  /** Claude Code's permission_suggestions, as sent */
   suggestions: unknown[];
   since: number;
   sessionId: string;
   /** the member's inbox, where it has one */
   inbox: string | null;
+  prompt: string;
+  /** `prompt` holds all of it; else allow only after permissionText */
+  whole: boolean;
+  /** allowSession adds these, in words */
+  grants: string[];
 }
 
 export interface PermissionRequestsResult {
@@ -519,6 +525,18 @@ export interface AnswerPermissionParams {
   behavior: "allow" | "allowSession" | "deny";
   /** deny: the reason Claude Code tells the teammate */
   message?: string | null;
+}
+
+export interface PermissionTextParams {
+  id: string;
+}
+
+export interface PermissionTextResult {
+  id: string;
+  /** the whole request, per tool, for a read-only view */
+  text: string;
+  /** false: a value could not be written out; it cannot be allowed */
+  shown: boolean;
 }
 
 export interface AnswerPermissionResult {
@@ -549,6 +567,7 @@ export const Methods = {
   dismissAttention: "teamInbox/dismissAttention",
   permissionRequests: "teamInbox/permissionRequests",
   answerPermission: "teamInbox/answerPermission",
+  permissionText: "teamInbox/permissionText",
 } as const;
 
 /** Notification method names (sidecar -> client). */
@@ -602,8 +621,10 @@ export interface RequestMap {
   "teamInbox/dismissAttention": [DismissParams, DismissResult];
   /** the permission requests the hook handed over that wait for an answer */
   "teamInbox/permissionRequests": [Empty, PermissionRequestsResult];
-  /** answer a hook's permission request: allow once, allow for the session, or deny */
+  /** answer a hook's permission request: allow once, for the session, or deny (allow once it was shown whole) */
   "teamInbox/answerPermission": [AnswerPermissionParams, AnswerPermissionResult];
+  /** a hook's permission request whole, as text to read; after it, it may be allowed */
+  "teamInbox/permissionText": [PermissionTextParams, PermissionTextResult];
 }
 
 /** Every notification: method -> params. */

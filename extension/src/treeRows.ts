@@ -311,6 +311,7 @@ export function conversationRow(msg: Message, now: number = Date.now()): Row {
 export function attentionRow(item: AttentionItem, teamName: string, now: number = Date.now()): Row {
   const waited = waitedFor(item.since, now);
   const answerable = item.kind === 'plan';
+  const hook = item.action === 'answerPermission';
   return {
     label: item.summary,
     description: [teamName, waited ? `${waited} waiting` : '', item.count > 1 ? `${item.count} messages` : '']
@@ -322,12 +323,14 @@ export function attentionRow(item: AttentionItem, teamName: string, now: number 
       item.toolName ? `Tool: ${item.toolName}` : '',
       item.since ? `Since ${clock(item.since)} (${waited})` : '',
       answerable ? 'Approve or reject from the context menu (Claude Code: the lead is asked to).' : '',
+      hook ? 'Click to read the whole request and answer it.' : '',
     ]
       .filter(Boolean)
       .join('\n'),
     icon: ATTENTION_ICONS[item.kind] ?? 'bell',
     color: item.kind === 'stalled' ? 'problemsWarningIcon.foreground' : 'notificationsInfoIcon.foreground',
-    contextValue: `attention.${item.kind}`,
+    // a request the hook handed over is answered here; a terminal's is only shown
+    contextValue: item.action === 'answerPermission' ? 'attention.permissionHook' : `attention.${item.kind}`,
     collapsible: false,
   };
 }

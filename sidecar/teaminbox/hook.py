@@ -13,7 +13,9 @@ whose command is ours; a file that does not parse is never written.
 
 The wire between hook and sidecar: one JSON line each way, then the answer line:
 hook -> `{"v": 1, "request": <stdin object>, "wait": seconds}`;
-sidecar -> `{"claimed": bool}`, then `{"decision": {...} | null}`.
+sidecar -> `{"claimed": bool}`, then `{"decision": {...} | null}`; with `"released": true`
+the person sent the request back to the terminal, and the hook stops waiting for any
+other window.
 """
 
 from __future__ import annotations
@@ -174,6 +176,8 @@ def ask(request: dict[str, Any], wait: float, env: Mapping[str, str] = os.enviro
                     said = answer.get("decision") if isinstance(answer, dict) else None
                     if said is not None:
                         return said
+                    if isinstance(answer, dict) and answer.get("released") is True:
+                        return None  # the person sent it to the terminal: no window waits
                     chunk = b""  # "no answer" from this one: it is out
                 if not chunk or len(bufs[s]) > MAX_LINE:
                     sel.unregister(s)
@@ -263,10 +267,34 @@ def entry(wait: float, python: str = sys.executable) -> dict[str, Any]:
     }
 
 
+def is_our_command(command: Any) -> bool:
+    """Exactly the shape `hook_command` writes: [PYTHONPATH=DIR] PYTHON -m teaminbox.hook
+    run --wait N, and nothing more (a mention of the module in another command is not it)."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if words and words[0].startswith("PYTHONPATH="):
+        words = words[1:]
+    if len(words) != 6 or words[1:5] != ["-m", *MARK.split(), "--wait"]:
+        return False
+    try:
+        wait = float(words[5])
+    except ValueError:
+        return False
+    return wait > 0 and "=" not in words[0] and not words[0].startswith("-")
+
+
 def _ours(group: Any) -> bool:
     hooks = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(hooks, list) and any(
-        isinstance(h, dict) and MARK in str(h.get("command", "")) for h in hooks
+    return (
+        isinstance(hooks, list)
+        and len(hooks) == 1
+        and isinstance(hooks[0], dict)
+        and hooks[0].get("type") == "command"
+        and is_our_command(hooks[0].get("command"))
     )
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 import attrs
 import orjson
 
+from .request_text import VERBS
+from .termtext import visible
 from .timestamps import epoch
 from .transcripts import (
     PendingCall,
@@ -91,10 +93,11 @@ def live_sessions(claude_dir: str) -> dict[str, LiveSession]:
 
 
 def detail(tool: str, inp: dict[str, object]) -> str:
-    """What a call would do, in one line: a command, a path, else its input."""
+    """What a call would do, in one line (cut): a built-in tool's command or path, else
+    its whole input; control and bidi characters written out."""
     for key in ("command", "file_path", "path", "url", "pattern"):
         v = inp.get(key)
-        if isinstance(v, str) and v.strip():
+        if tool in VERBS and isinstance(v, str) and v.strip():
             return _one_line(v)
     if not inp:
         return tool
@@ -107,7 +110,8 @@ def detail(tool: str, inp: dict[str, object]) -> str:
 def _one_line(text: str) -> str:
     """Whitespace runs as one space; a line break shown as such (a second line of a
     command must not read as more arguments of the first)."""
-    flat = " \u23ce ".join(" ".join(ln.split()) for ln in text.strip().splitlines() if ln.strip())
+    lines = (" ".join(visible(ln).split()) for ln in text.strip().splitlines() if ln.strip())
+    flat = " \u23ce ".join(lines)
     return flat if len(flat) <= DETAIL_CHARS else flat[: DETAIL_CHARS - 1] + "\u2026"
 
 

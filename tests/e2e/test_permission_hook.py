@@ -187,6 +187,14 @@ async def test_allow_allow_for_the_session_and_deny(tmp_path: Path, runtime: Pat
             "/w/big.txt",
             3_000_000,
         )
+        # too long for a prompt: allowed only once the whole of it was shown
+        assert p["whole"] is False
+        err = await call_error(
+            client, "teamInbox/answerPermission", {"id": p["id"], "behavior": "allow"}
+        )
+        assert error_code(err) == "not_shown"
+        shown = await call(client, "teamInbox/permissionText", {"id": p["id"]})
+        assert shown["shown"] is True and "x" * 3_000_000 in shown["text"]
         await call(client, "teamInbox/answerPermission", {"id": p["id"], "behavior": "allow"})
         assert decision(await printed(proc)) == {"behavior": "allow"}
     finally:

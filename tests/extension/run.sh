@@ -53,6 +53,15 @@ if [ "${TI_ONLY:-}" = teamview ]; then
     node --test --test-reporter=tap "$HERE/teamview.js"
   exit
 fi
+# TI_ONLY=permissions: only the permission prompt's UI test (permissions.js)
+if [ "${TI_ONLY:-}" = permissions ]; then
+  node "$HERE/fixtures.js" "$WORK/home"
+  ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
+  INSTALLED=$(ls -d "$WORK"/home/.code-server/ext/*team-inbox* | head -1)
+  CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+    TI_PY="$PY" TI_LIBS="$INSTALLED/bundled/libs" node --test --test-reporter=tap "$HERE/permissions.js"
+  exit
+fi
 # TI_ONLY=trust: only the Workspace Trust test (trust.js) below; TI_ONLY=lm: only lm.js
 if [ "${TI_ONLY:-}" != trust ] && [ "${TI_ONLY:-}" != lm ]; then
 node "$HERE/fixtures.js" "$WORK/home"
@@ -75,6 +84,9 @@ fi
 # the team view (teamview.js: its own teams beside the fixture's)
 CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
   node --test --test-reporter=tap "$HERE/teamview.js" || E2E_RC=$?
+# a teammate's permission prompt (permissions.js: the real hook command, its own team)
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+  TI_PY="$PY" TI_LIBS="$INSTALLED/bundled/libs" node --test --test-reporter=tap "$HERE/permissions.js" || E2E_RC=$?
 # the Python extension's interpreter (pythonext.js): a code-server of its own, with no
 # teamInbox.python and a stand-in for the Python extension installed beside ours
 kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true

@@ -62,6 +62,11 @@ class Sidecar:
     def call(self, method: str, params: dict[str, Any], timeout: float = CALL_TIMEOUT) -> Any:
         return self.run(self.ls.call(self.client, method, params), timeout)
 
+    def call_error(self, method: str, params: dict[str, Any]) -> str | None:
+        """The error code a call answers with (fails if it succeeds)."""
+        err = self.run(self.ls.call_error(self.client, method, params))
+        return self.ls.error_code(err)  # type: ignore[no-any-return]
+
     def notifications(self, method: str) -> list[Any]:
         return list(self.ls.rec(self.client).since(method)) if self.client else []
 

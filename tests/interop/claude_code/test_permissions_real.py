@@ -6,11 +6,12 @@ The lead spawns `helper` (in-process, default permission mode), which runs three
 calls, `touch <cwd>/x1` ... `x4`:
 
 - x1: the hook hands the request to the sidecar: `teamInbox/permissionRequested`, and an
-  attention item (`answerPermission`) naming helper and the command. The person allows
-  it through `teamInbox/answerPermission`: the file is made.
+  attention item (`answerPermission`) naming helper and the command. The command is too
+  long for a prompt: the prompt says it is cut, Allow is refused until the person opened
+  the whole of it (`teamInbox/permissionText`), then allowed: the file is made.
 - x2: the person denies it with a reason: no file, and helper's tool_result carries it.
-- x3: the person allows it for the session: it runs, and Claude Code applies the
-  request's suggestion (here: the project folder added for the session).
+- x3: the person allows it for the session: the prompt named what that grants (the
+  project folder), it runs, and Claude Code applies exactly that for the session.
 - x4: nobody answers: the hook gives up after WAIT seconds and prints nothing, Claude
   Code's own prompt appears in the lead's terminal (the session file turns `waiting`,
   `waitingFor: "permission prompt"`), and the sidecar shows it as an attention item
@@ -38,6 +39,11 @@ PROMPT = "PERM-START: spawn a teammate named helper."
 HELPER_PROMPT = "PERM-HELPER-TASK: make three files."
 DENY_REASON = "PERM-DENY-REASON: not x2, please"
 HELPER_DONE = "PERM-HELPER-DONE"
+LONG_TAIL = "echo " + "harmless " * 50 + "END-OF-X1"  # x1's command: too long for a prompt
+
+
+def command(cwd: Path, n: int) -> str:
+    return f"touch {cwd}/x{n}" + (f"; {LONG_TAIL}" if n == 1 else "")
 
 
 def has_results(req: Request) -> bool:
@@ -46,7 +52,7 @@ def has_results(req: Request) -> bool:
 
 def make_script(cwd: Path) -> Script:
     def touch(n: int) -> Any:
-        return call("Bash", {"command": f"touch {cwd}/x{n}", "description": f"make x{n}"})
+        return call("Bash", {"command": command(cwd, n), "description": f"make x{n}"})
 
     return Script(
         [
@@ -78,6 +84,8 @@ class Perms:
     asked: dict[str, Any] = field(default_factory=dict)  # xN: the prompt the sidecar had
     items: dict[str, Any] = field(default_factory=dict)  # xN: its attention item
     answers: dict[str, Any] = field(default_factory=dict)
+    refused: Any = None  # x1: allow before its whole text was shown
+    shown: Any = None  # x1: teamInbox/permissionText
     session_file: Any = None  # x4: the session file while Claude Code's own prompt is up
     still_open: Any = None  # x4: permissionRequests after the hook gave up
     notifications: list[Any] = field(default_factory=list)
@@ -188,6 +196,12 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
                     lambda n=n: item_for(n, "answerPermission"), 20, f"an attention item for x{n}"
                 )
                 assert out.items[f"x{n}"]["team"] == tid
+                if n == 1:
+                    pid = out.asked["x1"]["id"]
+                    out.refused = sidecar.call_error(
+                        "teamInbox/answerPermission", {"id": pid, "behavior": "allow"}
+                    )
+                    out.shown = sidecar.call("teamInbox/permissionText", {"id": pid})
                 out.answers[f"x{n}"] = sidecar.call(
                     "teamInbox/answerPermission", {"id": out.asked[f"x{n}"]["id"], **answer}
                 )
@@ -241,16 +255,33 @@ def test_prompt_reaches_the_sidecar_with_name_and_command(perms: Perms) -> None:
     for n in (1, 2, 3, 4):
         p = perms.asked[f"x{n}"]
         assert (p["member"], p["toolName"]) == ("helper", "Bash")
-        assert p["toolInput"]["command"] == f"touch {cwd}/x{n}"
-        assert p["detail"] == f"touch {cwd}/x{n}"
+        assert p["toolInput"]["command"] == command(cwd, n)
+        assert p["detail"].startswith(f"touch {cwd}/x{n}")
         assert p["team"] == f"claude:{perms.team}"
+    for n in (2, 3, 4):
+        assert perms.asked[f"x{n}"]["whole"] is True
+        assert perms.asked[f"x{n}"]["prompt"].startswith(
+            f"helper asks to run: touch {cwd}/x{n} · description: make x{n}"
+        )
     for n in (1, 2):
         item = perms.items[f"x{n}"]
         assert item["member"] == "helper" and item["toolName"] == "Bash"
-        assert item["summary"] == f"helper asks to run touch {cwd}/x{n}"
+        assert item["summary"].startswith(f"helper asks to run touch {cwd}/x{n}")
         assert item["info"] is False
-    told = [p["detail"] for p in perms.notifications]
-    assert [f"touch {cwd}/x{n}" for n in (1, 2, 3, 4)] == told, told
+    told = [p["id"] for p in perms.notifications]
+    assert [perms.asked[f"x{n}"]["id"] for n in (1, 2, 3, 4)] == told, told
+
+
+def test_a_long_command_is_allowed_only_after_its_whole_text_was_shown(perms: Perms) -> None:
+    """x1's command is longer than a prompt holds: the prompt says it is cut (its tail is
+    not in it), Allow is refused until the whole request was opened, and what was opened
+    is the command Claude Code runs, to its last character."""
+    perms.require()
+    p = perms.asked["x1"]
+    assert p["whole"] is False and "END-OF-X1" not in p["prompt"] and "(cut: " in p["prompt"]
+    assert perms.refused == "not_shown"
+    assert f"command: {command(perms.session.cwd, 1)}\n" in perms.shown["text"]
+    assert perms.shown["shown"] is True
 
 
 def test_allow_runs_the_call(perms: Perms) -> None:
@@ -282,6 +313,11 @@ def test_allow_for_the_session_keeps_the_suggestion(perms: Perms) -> None:
     sugg = perms.asked["x3"]["suggestions"]
     dirs = [s for s in sugg if s["type"] == "addDirectories"]
     assert dirs and str(cwd) in dirs[0]["directories"], sugg
+    # the prompt named what "Allow for this session" grants: that folder, nothing else
+    kept = [s for s in sugg if s["type"] in ("addRules", "addDirectories")]
+    grants = perms.asked["x3"]["grants"]
+    assert f"access to {cwd}" in grants and len(grants) == len(kept), perms.asked["x3"]
+    assert f"Allow for this session also allows: access to {cwd}" in perms.asked["x3"]["prompt"]
     assert perms.answers["x3"]["delivered"] is True
     assert (cwd / "x3").exists() and not perms.tool_result("h-3").get("is_error")
     [after] = [r for r in perms.session.api.snapshot() if r.rule == "h-4"]

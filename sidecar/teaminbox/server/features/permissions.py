@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ... import hook, sessions
+from ... import hook, request_text, sessions
 from ...discovery import Roster
 from ...errors import InvalidParams, TeamInboxError
 from ...protocol import (
@@ -41,7 +41,10 @@ from ...protocol import (
     Empty,
     PermissionPrompt,
     PermissionRequestsResult,
+    PermissionTextParams,
+    PermissionTextResult,
 )
+from ...termtext import visible
 from ...transcripts import default_claude_dir
 from ..feature import Feature
 
@@ -56,6 +59,12 @@ MAX_WAIT = 3600.0
 
 class UnknownPermission(TeamInboxError):
     code = "unknown_permission"
+
+
+class NotShown(TeamInboxError):
+    """Allow before the person was shown the whole request: refused, the request stays open."""
+
+    code = "not_shown"
 
 
 def _peer_uid(sock: Any) -> int | None:
@@ -75,19 +84,13 @@ def _text(d: dict[str, Any], key: str) -> str | None:
 
 
 def session_decision(behavior: str, suggestions: list[Any], message: str | None) -> dict[str, Any]:
-    """What the hook is told: allow, allow with the suggestions kept for this session, deny.
-
-    Only suggestions that add rules or folders are kept; a mode switch (Claude Code also
-    suggests `setMode acceptEdits`) would grant far more than this one call's kind."""
+    """What the hook is told: allow, allow with the updates the prompt named for this
+    session (request_text.session_updates), deny."""
     if behavior == "deny":
         return {"behavior": "deny", "message": message or "Denied in Team Inbox"}
     out: dict[str, Any] = {"behavior": "allow"}
     if behavior == "allowSession":
-        perms = [
-            {**s, "destination": "session"}
-            for s in suggestions
-            if isinstance(s, dict) and s.get("type") in ("addRules", "addDirectories")
-        ]
+        perms = [update for update, _ in request_text.session_updates(suggestions)]
         if perms:
             out["updatedPermissions"] = perms
     return out
@@ -96,7 +99,10 @@ def session_decision(behavior: str, suggestions: list[Any], message: str | None)
 class Prompts:
     def __init__(self, server: TeamInboxServer) -> None:
         self.server = server
+        # id -> the prompt, its full text, and the line the hook is told
         self.open: dict[str, tuple[PermissionPrompt, asyncio.Future[Any]]] = {}
+        self.texts: dict[str, request_text.RequestText] = {}
+        self.opened: set[str] = set()  # prompts whose whole text the person was shown
         self.listening: str | None = None  # the socket's path
         self.on_change: list[Any] = []  # called on the event loop when `open` changes
         # the state thread: terminal prompts per team, and when they were looked at; the
@@ -131,7 +137,7 @@ class Prompts:
             _unlink(path)
             for _, fut in self.open.values():
                 if not fut.done():
-                    fut.set_result(None)
+                    fut.set_result({"decision": None})
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         pid: str | None = None
@@ -146,18 +152,20 @@ class Prompts:
                 return
             wait = msg.get("wait") if isinstance(msg, dict) else None
             wait = float(wait) if isinstance(wait, (int, float)) and wait > 0 else hook.DEFAULT_WAIT
-            prompt = await self.server.in_state(lambda: self._claim(req))
-            if prompt is None and self.server.tracker is not None:
+            claim = await self.server.in_state(lambda: self._claim(req))
+            if claim is None and self.server.tracker is not None:
                 # a team made a moment ago may not be scanned yet (the rescan is every 2 s)
                 await self.server.rescan()
-                prompt = await self.server.in_state(lambda: self._claim(req))
-            writer.write(orjson.dumps({"claimed": prompt is not None}) + b"\n")
+                claim = await self.server.in_state(lambda: self._claim(req))
+            writer.write(orjson.dumps({"claimed": claim is not None}) + b"\n")
             await writer.drain()
-            if prompt is None:
+            if claim is None:
                 return
+            prompt, text = claim
             pid = prompt.id
             fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self.open[pid] = (prompt, fut)
+            self.texts[pid] = text
             self.server.notify("teamInbox/permissionRequested", prompt)
             self._changed()
             gone = asyncio.ensure_future(reader.read())  # EOF: the hook gave up
@@ -167,13 +175,15 @@ class Prompts:
                 )
             finally:
                 gone.cancel()
-            decision = fut.result() if fut in done else None
-            writer.write(orjson.dumps({"decision": decision}) + b"\n")
+            said = fut.result() if fut in done else {"decision": None}
+            writer.write(orjson.dumps(said) + b"\n")
             await writer.drain()
         except (OSError, ValueError, asyncio.TimeoutError, orjson.JSONDecodeError):
             pass
         finally:
             if pid is not None and self.open.pop(pid, None) is not None:
+                self.texts.pop(pid, None)
+                self.opened.discard(pid)
                 self._changed()
             writer.close()
             with contextlib.suppress(Exception):
@@ -183,7 +193,9 @@ class Prompts:
         for fn in self.on_change:
             fn()
 
-    def _claim(self, req: dict[str, Any]) -> PermissionPrompt | None:
+    def _claim(
+        self, req: dict[str, Any]
+    ) -> tuple[PermissionPrompt, request_text.RequestText] | None:
         """The state thread: a prompt when one of our live Claude teams has this session."""
         tracker = self.server.tracker
         sid = _text(req, "session_id")
@@ -206,20 +218,26 @@ class Prompts:
         member = member or r.lead or "team-lead"
         found = next((m for m in r.members if m.name == member), None)
         what = sessions.detail(tool, inp)
-        sugg = req.get("permission_suggestions")
-        return PermissionPrompt(
+        got = req.get("permission_suggestions")
+        sugg = got if isinstance(got, list) else []
+        text = request_text.describe(member, tool, inp, sugg)
+        prompt = PermissionPrompt(
             id=uuid.uuid4().hex,
             team=r.team.id,
             member=member,
             tool_name=tool,
             tool_input=inp,
             detail=what,
-            summary=f"{member} asks to {_verb(tool)} {what}",
-            suggestions=sugg if isinstance(sugg, list) else [],
+            summary=f"{visible(member)} asks to {_act(tool)} {what}",
+            suggestions=sugg,
             since=time.time(),
             session_id=sid,
             inbox=found.inbox if found is not None else None,
+            prompt=text.line,
+            whole=text.whole,
+            grants=text.grants,
         )
+        return prompt, text
 
     # --- requests ---------------------------------------------------------------------
 
@@ -233,10 +251,34 @@ class Prompts:
         prompt, fut = hit
         if p.behavior == "deny" and p.message is not None and len(p.message) > 10_000:
             raise InvalidParams("message must be at most 10,000 characters")
+        text = self.texts[p.id]
+        if p.behavior != "deny" and not text.shown:
+            raise NotShown(
+                "this request cannot be shown whole (a value is nested too deeply): deny it,"
+                " or answer it in the lead's terminal"
+            )
+        if p.behavior != "deny" and not text.whole and p.id not in self.opened:
+            raise NotShown(
+                "the whole request was not shown yet: open it (teamInbox/permissionText)"
+                " before allowing it"
+            )
         if fut.done():
             return AnswerPermissionResult(p.id, p.behavior, False)
-        fut.set_result(session_decision(p.behavior, prompt.suggestions, p.message))
+        decision = session_decision(p.behavior, prompt.suggestions, p.message)
+        fut.set_result({"decision": decision})
         return AnswerPermissionResult(p.id, p.behavior, True)
+
+    def text(self, p: PermissionTextParams) -> PermissionTextResult:
+        """The whole request as text; from now on it may be allowed."""
+        hit = self.open.get(p.id)
+        text = self.texts.get(p.id)
+        if hit is None or text is None:
+            raise UnknownPermission(
+                f"no open permission request {p.id!r}: answered already, or Claude Code"
+                " asks in the lead's terminal now"
+            )
+        self.opened.add(p.id)
+        return PermissionTextResult(p.id, text.full, text.shown)
 
     def prompts(self) -> list[PermissionPrompt]:
         return [p for p, _ in self.open.values()]
@@ -244,11 +286,12 @@ class Prompts:
     # --- attention items (the state thread) ---------------------------------------------
 
     def release(self, pid: str) -> bool:
-        """The event loop: tell the hook "no answer" (the terminal asks instead)."""
+        """The event loop: the person sent it back to the terminal's own prompt."""
         hit = self.open.get(pid)
         if hit is None or hit[1].done():
             return False
-        hit[1].set_result(None)
+        # released: the hook stops waiting for every window, not only this one
+        hit[1].set_result({"decision": None, "released": True})
         return True
 
     def hook_items(self) -> list[AttentionItem]:
@@ -306,8 +349,8 @@ class Prompts:
                             member=who,
                             inbox=inbox_of.get(who),
                             since=pr.since,
-                            summary=f"{who} waits for permission to {_verb(pr.tool_name)}"
-                            f" {pr.detail}",
+                            summary=f"{visible(who)} waits for permission to"
+                            f" {_act(pr.tool_name)} {pr.detail}",
                             request_id=pr.tool_use_id,
                             tool_name=pr.tool_name,
                             detail=pr.detail,
@@ -323,10 +366,9 @@ class Prompts:
             del self._looked[tid]
 
 
-def _verb(tool: str) -> str:
-    return {"Bash": "run", "Write": "write", "Edit": "edit", "Read": "read"}.get(
-        tool, f"use {tool}:"
-    )
+def _act(tool: str) -> str:
+    """The verb before a row's one-line detail: "run", or "use <tool>:" before its input."""
+    return request_text.verb(tool) + ("" if tool in request_text.VERBS else ":")
 
 
 def _unlink(path: str) -> None:
@@ -369,6 +411,7 @@ class Permissions(Feature):
     def register(self) -> None:
         self.request("teamInbox/permissionRequests", self.list_requests)
         self.request("teamInbox/answerPermission", self.answer)
+        self.request("teamInbox/permissionText", self.text)
 
     def started(self) -> None:
         if not self.server.closing:
@@ -379,3 +422,6 @@ class Permissions(Feature):
 
     async def answer(self, p: AnswerPermissionParams) -> AnswerPermissionResult:
         return self.prompts.answer(p)
+
+    async def text(self, p: PermissionTextParams) -> PermissionTextResult:
+        return self.prompts.text(p)
