@@ -232,11 +232,13 @@ def _run(version: str, base: Path) -> Board:
     (agents / "planner.md").write_text(PLANNER_AGENT)
     # A teammate must plan first when the lead was in plan mode as it spawned it
     # (2.1.332 ignores Agent's `mode`): the lead runs in plan mode throughout.
+    # the sidecar watches before claude starts, as an editor's would: on a busy machine a
+    # sidecar started later may first see the board whole, and push no change of it
+    (base / "home" / ".claude" / "teams").mkdir(parents=True)
+    sidecar: Sidecar | None = Sidecar(base / "home").start()
     with Session(version, base, make_script(), PROMPT, ["--permission-mode", "plan"]) as s:
         out = Board(version, s)
-        sidecar: Sidecar | None = None
         try:
-            sidecar = Sidecar(s.home).start()
             out.team = s.team(timeout=40)
             tid = f"claude:{out.team}"
             s.wait_rule("t-ready", 60)
