@@ -2,7 +2,7 @@
 // are on their way while the view draws), then what subscribes to it. Nothing is late-bound.
 import * as vscode from 'vscode';
 import { SidecarClient } from './sidecarClient';
-import { MessageCache } from './messageCache';
+import { SidecarCache } from './sidecarCache';
 import { MarkService } from './markService';
 import { createInboxView, InboxTreeProvider } from './inboxTree';
 import { MESSAGE_SCHEME, MessageContentProvider } from './messageView';
@@ -25,7 +25,7 @@ import { registerPermissions } from './permissions';
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
   sidecar: SidecarClient;
-  cache: MessageCache;
+  cache: SidecarCache;
   marks: MarkService;
   notifier: Notifier;
   tree: InboxTreeProvider;
@@ -68,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     context.workspaceState,
   );
   current = sidecar;
-  const cache = new MessageCache(sidecar, line => log.info(line));
+  const cache = new SidecarCache(sidecar, line => log.info(line));
   // the last session's teams, drawn until the sidecar's first answer
   const memo = new TeamsMemo(
     vscode.Uri.joinPath(context.storageUri ?? context.globalStorageUri, 'last-teams.json').fsPath,

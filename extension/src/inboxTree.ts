@@ -3,7 +3,8 @@
 // whole tree: one onDidChangeTreeData per change, since VS Code holds back any refresh that
 // follows another within 200 ms.
 import * as vscode from 'vscode';
-import { PAGE_LIMIT, type CacheChange, type MessageCache } from './messageCache';
+import { PAGE_LIMIT } from './inboxPage';
+import type { CacheChange, SidecarCache } from './sidecarCache';
 import type { SidecarPort } from './sidecarPort';
 import type { Member, Message, Team } from './protocol';
 import {
@@ -78,7 +79,7 @@ export class InboxTreeProvider
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
-    private readonly cache: MessageCache,
+    private readonly cache: SidecarCache,
     private readonly sidecar: SidecarPort,
     private readonly log: (line: string) => void = () => undefined,
   ) {
@@ -610,7 +611,7 @@ function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState
 }
 
 export function createInboxView(
-  cache: MessageCache,
+  cache: SidecarCache,
   sidecar: SidecarPort,
   log?: (line: string) => void,
 ): { provider: InboxTreeProvider; view: vscode.TreeView<TreeNode>; disposables: vscode.Disposable[] } {

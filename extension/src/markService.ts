@@ -2,7 +2,7 @@
 // all call this). The person's own inbox gets `read: true` in the file; any other inbox only
 // the seen state (its agent still gets the message). Writing `read: true` into an inbox an
 // agent consumes discards those messages undelivered: only `discard`, behind its own command.
-import type { MessageCache } from './messageCache';
+import type { SidecarCache } from './sidecarCache';
 import type { SidecarPort } from './sidecarPort';
 import { Member, Message, Methods } from './protocol';
 
@@ -33,7 +33,7 @@ export function byInbox(msgs: readonly Message[]): Message[][] {
 export class MarkService {
   constructor(
     private readonly sidecar: SidecarPort,
-    private readonly cache: MessageCache,
+    private readonly cache: SidecarCache,
   ) {}
 
   /** Marks ids (or all) of one inbox read or seen, by the policy above. */

@@ -2,7 +2,7 @@
 // The preview follows the message: marking it read or seen (or any change the sidecar reports for
 // its inbox) re-renders every open message document.
 import * as vscode from 'vscode';
-import type { MessageCache } from './messageCache';
+import type { SidecarCache } from './sidecarCache';
 import type { Message } from './protocol';
 import { messagePreview, renderMessageMarkdown, senderName } from './render';
 import { teamDisplayName } from './treeRows';
@@ -31,7 +31,7 @@ export class MessageContentProvider implements vscode.TextDocumentContentProvide
   private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.emitter.event;
   private readonly subscriptions: { dispose(): void }[] = [];
-  constructor(private readonly cache: MessageCache) {
+  constructor(private readonly cache: SidecarCache) {
     this.subscriptions.push(
       cache.onDidChange(c => {
         if (c.kind === 'inbox' || c.kind === 'teams' || c.kind === 'conversation') {

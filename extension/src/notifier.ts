@@ -6,7 +6,7 @@ import { BurstCollector } from './burst';
 import { burstText } from './render';
 import { plain } from './plainText';
 import { notifyVerdict } from './notifyPolicy';
-import type { MessageCache } from './messageCache';
+import type { SidecarCache } from './sidecarCache';
 import type { Message } from './protocol';
 import type { SidecarPort } from './sidecarPort';
 import { getSettings, osNotificationsEnabled } from './settings';
@@ -40,7 +40,7 @@ export class Notifier implements vscode.Disposable {
 
   constructor(
     sidecar: SidecarPort,
-    private readonly cache: MessageCache,
+    private readonly cache: SidecarCache,
     private readonly actions: NotificationActions,
     private readonly log: vscode.LogOutputChannel,
     windowMs = 300,

@@ -3,7 +3,7 @@
 // focus for a few seconds: noticeable even when VS Code put the toast silently into the notification
 // center (window not focused, Do Not Disturb, a quick pick open).
 import * as vscode from 'vscode';
-import type { MessageCache } from './messageCache';
+import type { SidecarCache } from './sidecarCache';
 import type { SidecarPort, SidecarState } from './sidecarPort';
 import { AFTER_ROW_MS, VIEW_ID } from './inboxTree';
 
@@ -19,7 +19,7 @@ export class UnreadStatus implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
-    private readonly cache: MessageCache,
+    private readonly cache: SidecarCache,
     sidecar: SidecarPort,
   ) {
     this.item = vscode.window.createStatusBarItem('teamInbox.unread', vscode.StatusBarAlignment.Left, 50);

@@ -3,7 +3,7 @@
 // to the messages about it (filtered from the team's conversation). Kept current by tasksChanged
 // (the cache replaces the board and this redraws that team's node only).
 import * as vscode from 'vscode';
-import type { MessageCache } from './messageCache';
+import type { SidecarCache } from './sidecarCache';
 import type { Message, Task, Team } from './protocol';
 import { groupTasks, taskDescription, taskLabel, taskMessages, taskTooltip } from './conversation';
 import { conversationRow, splitEnded, teamDisplayName, formatName } from './treeRows';
@@ -26,7 +26,7 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
   private readonly subscriptions: vscode.Disposable[];
   private view: vscode.TreeView<TaskTreeNode> | undefined;
 
-  constructor(private readonly cache: MessageCache) {
+  constructor(private readonly cache: SidecarCache) {
     this.subscriptions = [
       cache.onDidChange(c => {
         if (c.kind === 'teams') this.fire(undefined);
@@ -171,7 +171,7 @@ export class TasksProvider implements vscode.TreeDataProvider<TaskTreeNode>, vsc
   }
 }
 
-export function createTasksView(cache: MessageCache): {
+export function createTasksView(cache: SidecarCache): {
   provider: TasksProvider;
   view: vscode.TreeView<TaskTreeNode>;
   disposables: vscode.Disposable[];

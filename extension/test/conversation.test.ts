@@ -18,7 +18,8 @@ import {
   tokenText,
   stateTooltip,
 } from '../src/treeRows';
-import { applyActivity, applyMemberState, MessageCache } from '../src/messageCache';
+import { SidecarCache } from '../src/sidecarCache';
+import { applyActivity, applyMemberState } from '../src/teamModel';
 import type { AttentionItem, Task } from '../src/protocol';
 import { FakeSidecar } from './fakeSidecar';
 import { member, msg, said, team } from './fixtures';
@@ -219,7 +220,7 @@ test('the cache applies didChange to a loaded conversation without a request', a
     'teamInbox/teams': () => ({ teams: [team()] }),
     'teamInbox/conversation': () => ({ messages: [msg({ id: 'x', inbox: 'researcher', timestamp: at(1) })] }),
   });
-  const cache = new MessageCache(fake);
+  const cache = new SidecarCache(fake);
   await cache.loadTeams();
   await cache.loadConversation('claude:alpha');
   const changes: string[] = [];
@@ -271,7 +272,7 @@ test('activity and member state apply in place and name only the changed members
   );
 
   const fake = new FakeSidecar({ 'teamInbox/teams': () => ({ teams: [team()] }) });
-  const cache = new MessageCache(fake);
+  const cache = new SidecarCache(fake);
   await cache.loadTeams();
   const seen: unknown[] = [];
   cache.onDidChange(c => seen.push(c));
@@ -309,7 +310,7 @@ test('attention and task boards follow their notifications', async () => {
     'teamInbox/attention': () => ({ items: [], count: 0 }),
     'teamInbox/tasks': () => ({ team: 'claude:alpha', tasks: [task()] }),
   });
-  const cache = new MessageCache(fake);
+  const cache = new SidecarCache(fake);
   assert.deepEqual(await cache.loadAttention(), []);
   const kinds: string[] = [];
   cache.onDidChange(c => kinds.push(c.kind));

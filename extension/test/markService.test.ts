@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MessageCache } from '../src/messageCache';
+import { SidecarCache } from '../src/sidecarCache';
 import { byInbox, MarkService, markMethod } from '../src/markService';
 import { FakeSidecar } from './fakeSidecar';
 import { member, msg, team } from './fixtures';
@@ -35,7 +35,7 @@ async function setup() {
     'teamInbox/markSeen': p => ({ marked: p.all ? 5 : (p.ids ?? []).length }),
     'teamInbox/discard': p => ({ marked: p.all ? 5 : (p.ids ?? []).length }),
   });
-  const cache = new MessageCache(side);
+  const cache = new SidecarCache(side);
   await cache.loadTeams();
   await cache.loadPage('claude:alpha', 'user');
   await cache.loadPage('claude:alpha', 'researcher');

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { MessageCache } from '../src/messageCache';
+import { SidecarCache } from '../src/sidecarCache';
 import { readTeamsMemo, TeamsMemo } from '../src/teamsMemo';
 import type { Team } from '../src/protocol';
 import { deferred, FakeSidecar } from './fakeSidecar';
@@ -54,7 +54,7 @@ test('the cache serves the seeded teams until the sidecar answers, then only the
   const live: Team[] = [team({ id: 'claude:alpha', name: 'alpha' })];
   const answer = deferred<{ teams: Team[] }>();
   const side = new FakeSidecar({ 'teamInbox/teams': () => answer.promise });
-  const cache = new MessageCache(side);
+  const cache = new SidecarCache(side);
   const loaded: (readonly Team[])[] = [];
   cache.onDidLoadTeams(t => loaded.push(t));
   cache.seed([team({ id: 'claude:old', name: 'old' })]);
@@ -85,7 +85,7 @@ test('a failed first answer drops the seed (the view then says why)', async () =
       throw new Error('no sidecar');
     },
   });
-  const cache = new MessageCache(side);
+  const cache = new SidecarCache(side);
   cache.seed([team()]);
   await assert.rejects(cache.loadTeams());
   assert.equal(cache.provisional, undefined);

@@ -11,7 +11,7 @@ import {
   memberThemeColor,
 } from '../src/treeRows';
 import { burstText } from '../src/render';
-import { findTeam } from '../src/messageCache';
+import { findTeam } from '../src/teamModel';
 import { isMuted } from '../src/notifyPolicy';
 import { toInitOptions, DEFAULT_SETTINGS } from '../src/initOptions';
 import { isSupported, parsePythonVersion } from '../src/pythonVersion';

@@ -1,7 +1,7 @@
 // What every command group shares: the services it works with and one way to report failures.
 import * as vscode from 'vscode';
 import type { MarkService } from '../markService';
-import type { MessageCache } from '../messageCache';
+import type { SidecarCache } from '../sidecarCache';
 import type { MessageContentProvider } from '../messageView';
 import type { SidecarClient } from '../sidecarClient';
 import { errorText } from '../render';
@@ -9,7 +9,7 @@ import { plain } from '../plainText';
 
 export interface Services {
   sidecar: SidecarClient;
-  cache: MessageCache;
+  cache: SidecarCache;
   marks: MarkService;
   content: MessageContentProvider;
   log: vscode.LogOutputChannel;

@@ -1,12 +1,12 @@
 // Quick picks and input boxes for what a command was not given.
 import * as vscode from 'vscode';
-import type { MessageCache } from '../messageCache';
+import type { SidecarCache } from '../sidecarCache';
 import type { Member, Message, Team } from '../protocol';
 import { errorText, memberDescription, messagePreview, relativeTime, senderName } from '../render';
 import { formatName, labelBesideName, sortMembers, sortTeams, teamDisplayName } from '../treeRows';
 import { plain } from '../plainText';
 
-export async function pickTeam(cache: MessageCache, title = 'pick a team'): Promise<Team | undefined> {
+export async function pickTeam(cache: SidecarCache, title = 'pick a team'): Promise<Team | undefined> {
   const teams = sortTeams([...(await cache.loadTeams())]).filter(t => !t.ended);
   if (teams.length === 0) {
     void vscode.window.showWarningMessage('Team Inbox: no teams found.');
@@ -44,7 +44,7 @@ export async function pickRecipient(team: Team, broadcast: boolean): Promise<str
 }
 
 export async function pickInbox(
-  cache: MessageCache,
+  cache: SidecarCache,
   title: string,
   filter: (m: Member) => boolean,
 ): Promise<{ team: string; inbox: string } | undefined> {
@@ -73,7 +73,7 @@ export async function pickInbox(
 }
 
 export async function pickMessage(
-  cache: MessageCache,
+  cache: SidecarCache,
   title: string,
   list: readonly Message[],
 ): Promise<Message | undefined> {
@@ -92,7 +92,7 @@ export async function pickMessage(
 }
 
 /** A message as a quick pick row: the unread dot is the only icon, the rest is the agents' text. */
-function messageItem(cache: MessageCache, m: Message): SearchResultItem {
+function messageItem(cache: SidecarCache, m: Message): SearchResultItem {
   return {
     label: `${m.seen ? '' : '$(circle-filled) '}${plain(senderName(m))}`,
     description:
@@ -104,7 +104,7 @@ function messageItem(cache: MessageCache, m: Message): SearchResultItem {
 
 /** Messages in the person's own inboxes, newest first. */
 export async function ownMessages(
-  cache: MessageCache,
+  cache: SidecarCache,
   log: vscode.LogOutputChannel,
   filter: (m: Message) => boolean,
 ): Promise<Message[]> {
@@ -140,7 +140,7 @@ export interface SearchResultItem extends vscode.QuickPickItem {
  * answers to an older value are dropped. Resolves with the picked message.
  */
 export function liveSearch(
-  cache: MessageCache,
+  cache: SidecarCache,
   search: (query: string) => Promise<readonly Message[]>,
   initial = '',
   delayMs = 250,

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { Methods } from '../protocol';
 import { VIEW_ID } from '../inboxTree';
-import { teamUnread } from '../messageCache';
+import { teamUnread } from '../teamModel';
 import { CompactArg, compactTarget } from './args';
 import { CommandGroup } from './common';
 import { pickTeam } from './pickers';

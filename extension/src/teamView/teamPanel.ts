@@ -4,7 +4,7 @@
 // that changed, and fetches only older pages the person scrolls up to.
 import * as vscode from 'vscode';
 import * as crypto from 'crypto';
-import type { MessageCache, CacheChange } from '../messageCache';
+import type { SidecarCache, CacheChange } from '../sidecarCache';
 import type { SidecarClient } from '../sidecarClient';
 import { Message, Methods, Team } from '../protocol';
 import { CONVERSATION_LIMIT, convKey } from '../conversation';
@@ -31,7 +31,7 @@ export const OLDER_PAGE = 200;
 export const FIRST_PAINT = 50;
 
 export interface TeamViewDeps {
-  cache: MessageCache;
+  cache: SidecarCache;
   sidecar: SidecarClient;
   log: vscode.LogOutputChannel;
 }

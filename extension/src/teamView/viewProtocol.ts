@@ -1,5 +1,5 @@
 // The messages between the team view's host (teamPanel.ts) and its webview (extension/webview/
-// teamView/main.ts), typed on both sides. No vscode import: the webview bundle imports it too.
+// teamView/, entry main.ts), typed on both sides. No vscode import: the webview bundle imports it too.
 // Everything an agent wrote travels as plain strings; the webview renders them inert.
 
 /** One member as the view shows it (viewModel.ts builds it from the sidecar's Member). */

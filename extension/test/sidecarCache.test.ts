@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDelta, CacheChange, MessageCache, withSeen } from '../src/messageCache';
+import { applyDelta, withSeen } from '../src/inboxPage';
+import { CacheChange, SidecarCache } from '../src/sidecarCache';
 import type { DidChangeParams, MessagesResult, TeamsResult } from '../src/protocol';
 import { deferred, FakeSidecar } from './fakeSidecar';
 import { member, msg, team } from './fixtures';
@@ -80,7 +81,7 @@ function setup() {
     'teamInbox/teams': () => teams,
     'teamInbox/messages': p => pages[p.inbox],
   });
-  const cache = new MessageCache(side);
+  const cache = new SidecarCache(side);
   const changes: CacheChange[] = [];
   cache.onDidChange(c => changes.push(c));
   return { side, cache, changes, teams, pages };

@@ -1,0 +1,45 @@
+// An inbox's first page as the tree keeps it (newest first): a didChange applied to it without a
+// refetch, and `seen` as the tree shows it. Pure, no vscode import.
+import type { DidChangeParams, Message } from './protocol';
+
+/** Messages kept per inbox (the first page, newest first). */
+export const PAGE_LIMIT = 200;
+
+export type Delta = Pick<DidChangeParams, 'added' | 'removed' | 'updated'>;
+
+/**
+ * `seen` as the tree shows it: in the person's own inbox a read entry is seen; elsewhere the seen
+ * state only grows (the sidecar's seen set, or our own mark before its answer comes back).
+ */
+export function withSeen(next: Message, prev: Message | undefined, owned: boolean): Message {
+  const seen = owned ? next.read || next.seen : next.seen || !!prev?.seen;
+  return next.seen === seen ? next : { ...next, seen };
+}
+
+/**
+ * Applies one didChange to a page (newest first). Pruned entries stay, as archived (the history
+ * keeps them: a refetch with includeArchived shows the same). Idempotent, so a delta that raced
+ * a page fetch can be applied again to the fetched page.
+ */
+export function applyDelta(page: readonly Message[], d: Delta, owned: boolean, limit = PAGE_LIMIT): Message[] {
+  const index = new Map(page.map((m, i) => [m.id, i]));
+  const out = page.slice();
+  if (d.removed.length) {
+    const removed = new Set(d.removed);
+    out.forEach((m, i) => {
+      if (removed.has(m.id) && !m.archived) out[i] = { ...m, archived: true };
+    });
+  }
+  for (const u of d.updated) {
+    const i = index.get(u.id);
+    if (i !== undefined) out[i] = withSeen(u, out[i], owned);
+  }
+  const fresh: Message[] = [];
+  for (const a of d.added) {
+    const i = index.get(a.id);
+    if (i !== undefined) out[i] = withSeen(a, out[i], owned);
+    else fresh.push(withSeen(a, undefined, owned));
+  }
+  // `added` is in file order (oldest first); the page is newest first
+  return fresh.reverse().concat(out).slice(0, limit);
+}

@@ -1,0 +1,76 @@
+// The header (the team's facts) and its members: each member a button that shows only their
+// messages and addresses the composer to them.
+import type { ViewMember, ViewTeam } from '../../src/teamView/viewProtocol';
+import { relativeTime } from '../../src/render';
+import { drawComposer } from './composer';
+import { colorClass, h } from './dom';
+import { currentTeam, save, setTeam, state } from './host';
+import { applyFilter } from './toolbar';
+
+export const header = h('header', { class: 'team-header', 'aria-label': 'Team' });
+export const membersEl = h('ul', { class: 'members', 'aria-label': 'Members' });
+
+const fmtTokens = (n: number | null) =>
+  n === null ? '' : n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${Math.round(n / 1e3)}k` : String(n);
+const fmtCost = (c: number | null) => (c === null ? '' : `~$${c.toFixed(2)} (estimate)`);
+
+/** The team drawn: header, members and the composer's recipients (an ended team is read-only). */
+export function drawTeam(t: ViewTeam): void {
+  setTeam(t);
+  const lead = t.leadAlive === null ? '' : t.leadAlive ? 'lead alive' : 'lead not running';
+  const facts = [
+    t.ended ? 'ended' : 'live',
+    lead,
+    t.formatLabel,
+    t.project,
+    t.tokens !== null ? `${fmtTokens(t.tokens)} tokens` : '',
+    fmtCost(t.cost),
+  ].filter(Boolean);
+  header.replaceChildren(h('h1', { text: t.name }), h('p', { class: 'facts', text: facts.join(' · ') }));
+  header.classList.toggle('ended', t.ended);
+  membersEl.replaceChildren(...t.members.filter(m => !m.left || m.state).map(memberRow));
+  drawComposer(t);
+}
+
+function memberRow(m: ViewMember): HTMLElement {
+  const roles = [m.lead ? 'lead' : '', m.you ? 'you' : ''].filter(Boolean).join(', ');
+  const stateText = m.state === 'waiting' ? 'waiting on you' : m.state;
+  const btn = h(
+    'button',
+    {
+      class: 'member' + (state.member === m.name ? ' active' : ''),
+      'aria-pressed': String(state.member === m.name),
+      'aria-label':
+        `${m.name}${roles ? ` (${roles})` : ''}${stateText ? `, ${stateText}` : ''}` +
+        ': show only their messages and write to them',
+    },
+    h('span', { class: 'dot' + colorClass(m.color), 'aria-hidden': 'true' }),
+    h('span', { class: 'name', text: m.name }),
+    roles ? h('span', { class: 'role', text: roles }) : '',
+    stateText ? h('span', { class: `state state-${m.state}`, text: stateText }) : '',
+  );
+  btn.addEventListener('click', () => chooseMember(m.name));
+  const lines = [
+    m.why ? h('div', { class: 'why', text: m.why }) : '',
+    m.task ? h('div', { class: 'task', text: `task: ${m.task}` }) : '',
+    m.lastActive ? h('div', { class: 'last', text: `active ${relativeTime(m.lastActive)}` }) : '',
+    m.lastWords
+      ? h('div', {
+          class: 'words',
+          text: `“${m.lastWords.length > 160 ? m.lastWords.slice(0, 159) + '…' : m.lastWords}”`,
+        })
+      : '',
+    m.tokens !== null ? h('div', { class: 'tokens', text: `${fmtTokens(m.tokens)} tokens ${fmtCost(m.cost)}` }) : '',
+  ];
+  return h('li', {}, btn, ...lines);
+}
+
+function chooseMember(name: string): void {
+  const team = currentTeam();
+  state.member = state.member === name ? '' : name;
+  const me = team?.members.find(m => m.name === name)?.you;
+  state.to = state.member && !me ? [name] : [];
+  save();
+  if (team) drawTeam(team);
+  applyFilter();
+}
