@@ -8,11 +8,12 @@ export const PAGE_LIMIT = 200;
 export type Delta = Pick<DidChangeParams, 'added' | 'removed' | 'updated'>;
 
 /**
- * `seen` as the tree shows it: in the person's own inbox a read entry is seen; elsewhere the seen
- * state only grows (the sidecar's seen set, or our own mark before its answer comes back).
+ * `seen` is the sidecar's (tracker.dress: one rule for every path); beside it the tree keeps only
+ * its own optimistic mark in a teammate's inbox until the sidecar's answer comes back. In the
+ * person's own inbox the sidecar's word stands (a read entry is seen there; unread again, it is not).
  */
 export function withSeen(next: Message, prev: Message | undefined, owned: boolean): Message {
-  const seen = owned ? next.read || next.seen : next.seen || !!prev?.seen;
+  const seen = owned ? next.seen : next.seen || !!prev?.seen;
   return next.seen === seen ? next : { ...next, seen };
 }
 

@@ -27,7 +27,7 @@ test('applyDelta: added on top (newest first), removed kept as archived, updated
     {
       added: [msg({ id: 'c' }), msg({ id: 'd' })], // file order: c then d
       removed: ['a'],
-      updated: [msg({ id: 'b', read: true })],
+      updated: [msg({ id: 'b', read: true, seen: true })],
     },
     true,
   );
@@ -37,8 +37,17 @@ test('applyDelta: added on top (newest first), removed kept as archived, updated
   );
   assert.equal(out[3].archived, true);
   assert.equal(out[2].read, true);
-  assert.equal(out[2].seen, true, 'own inbox: read means seen');
+  assert.equal(out[2].seen, true, "own inbox: the sidecar's seen");
   assert.equal(page[1].archived, false, 'the old page is not mutated');
+});
+
+test("withSeen: the sidecar's seen, and beside it only the tree's own mark in a teammate's inbox", () => {
+  const marked = msg({ id: 'x', seen: true });
+  // the tree marked it before the sidecar's answer: a teammate's inbox keeps the mark
+  assert.equal(withSeen(msg({ id: 'x', read: true }), marked, false).seen, true);
+  // the person's own inbox: the sidecar's word stands, read or not (no second rule here)
+  assert.equal(withSeen(msg({ id: 'x', read: true }), marked, true).seen, false);
+  assert.equal(withSeen(msg({ id: 'x', read: false, seen: true }), undefined, true).seen, true);
 });
 
 test('applyDelta is idempotent (a delta that crossed a fetch may be applied twice)', () => {

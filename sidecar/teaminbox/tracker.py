@@ -15,6 +15,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import attrs
@@ -132,6 +133,20 @@ def delivery_of(m: Message, member: Member | None) -> str | None:
     if m.archived:
         return "delivered"
     return "read" if m.read else "waiting"
+
+
+def dress(
+    msgs: Iterable[Message], r: Roster | None, member: Member | None, seen: AbstractSet[str]
+) -> None:
+    """What the sidecar says of a message beyond its file, one rule for every path (a
+    page, the conversation, an ended team, a pushed change): the sender by name; seen
+    when the person saw it here (`seen`: the history's marks) or, in the person's own
+    inbox, when it is read; how far its delivery went."""
+    owned = member is not None and member.owned
+    for m in msgs:
+        m.from_name = r.name_of(m.from_) if r else m.from_
+        m.seen = m.id in seen or (owned and m.read)
+        m.delivery = delivery_of(m, member)
 
 
 class Tracker:
@@ -539,17 +554,19 @@ class Tracker:
         msgs = self.history.team_messages(t.id, offset, limit)
         r = self.rosters.get(t.id)
         read: dict[str, dict[str, int]] = {}
+        seen: dict[str, set[str]] = {}
         for m in msgs:
             member = (
                 r.member(m.inbox) if r else next((x for x in t.members if x.inbox == m.inbox), None)
             )
-            m.from_name = r.name_of(m.from_) if r else m.from_
             state = self.inboxes.get((t.id, m.inbox))
             if not m.archived and state is not None:
                 if m.inbox not in read:
                     read[m.inbox] = dict(zip(state.rows.iter_ids(), state.rows.read, strict=True))
                 m.read = bool(read[m.inbox].get(m.id, m.read))
-            m.delivery = delivery_of(m, member)
+            if m.inbox not in seen:
+                seen[m.inbox] = self.history.seen_ids(t.id, m.inbox)
+            dress((m,), r, member, seen[m.inbox])
         return msgs
 
     def page(
@@ -581,10 +598,7 @@ class Tracker:
             old = self.history.archived(r.team.id, member.inbox, newest=offset + limit)
             live = heapq.merge(live, old, key=_by_ts, reverse=True)
         chosen = list(itertools.islice(live, offset, offset + limit))
-        for m in chosen:
-            m.seen = m.id in seen or (member.owned and m.read)
-            m.from_name = r.name_of(m.from_)
-            m.delivery = delivery_of(m, member)
+        dress(chosen, r, member, seen)
         return chosen, len(rows), rows.unread
 
     def _ended_page(
@@ -597,9 +611,7 @@ class Tracker:
         old = self.history.archived(t.id, member.inbox, newest=offset + limit)
         seen = self.history.seen_ids(t.id, member.inbox)
         chosen = old[offset : offset + limit]
-        for m in chosen:
-            m.seen = m.id in seen or m.read
-            m.delivery = delivery_of(m, member)
+        dress(chosen, None, member, seen)
         return chosen, 0, 0
 
     def unread(self) -> dict[str, int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,3 +152,46 @@ def test_a_path_no_inbox_has_yet_makes_a_full_scan(teams: Teams, tracker: Tracke
     _, changes = tracker.refresh_paths({str(path), str(unknown)})
     coder = by_inbox(changes)[ALPHA, "coder"]
     assert [m.text for m in coder.diff.added] == ["please review"]
+
+
+def test_one_seen_rule_on_every_path(teams: Teams, tracker: Tracker) -> None:
+    """A message is dressed the same whichever way it is asked for: an inbox's page, the
+    team's conversation, an ended team's page. Seen: marked seen here, or read in the
+    person's own inbox; a teammate reading its own inbox is not the person seeing it."""
+    write_json(
+        teams.cinbox("user"),
+        [
+            claude_entry("researcher", "to you, read", at(1), read=True),
+            claude_entry("researcher", "to you, unread", at(2), read=False),
+        ],
+    )
+    write_json(
+        teams.cinbox("coder"),
+        [
+            claude_entry("team-lead", "coder read it", at(3), read=True),
+            claude_entry("team-lead", "the person saw it", at(4), read=False),
+        ],
+    )
+    tracker.refresh_paths({str(teams.cinbox("user")), str(teams.cinbox("coder"))})
+    saw = tracker.ids(ALPHA, "coder")[-1]
+    tracker.history.mark_seen(ALPHA, "coder", [saw])
+    want = {
+        "to you, read": True,
+        "to you, unread": False,
+        "coder read it": False,
+        "the person saw it": True,
+    }
+
+    def dressed(msgs: list[Any]) -> dict[str, tuple[bool, str | None]]:
+        return {m.text: (m.seen, m.from_name) for m in msgs if m.text in want}
+
+    pages = [*tracker.page(ALPHA, "user")[0], *tracker.page(ALPHA, "coder")[0]]
+    expect = {t: (s, "researcher" if "you" in t else "team-lead") for t, s in want.items()}
+    assert dressed(pages) == expect
+    assert dressed(tracker.conversation(ALPHA)) == expect
+    # the team ends: its pages come from the history, dressed by the same rule
+    shutil.rmtree(teams.claude_dir)
+    tracker.scan()
+    ended = [*tracker.page(ALPHA, "user")[0], *tracker.page(ALPHA, "coder")[0]]
+    assert dressed(ended) == expect
+    assert dressed(tracker.conversation(ALPHA)) == expect

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...notify_policy import Waiting, decide
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
-from ...tracker import Change, Tracker, delivery_of
+from ...tracker import Change, Tracker, dress
 from ..feature import Feature, Outgoing
 
 if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
@@ -36,10 +36,8 @@ class Notify(Feature):
             member = r.member(c.inbox) if r else None
             news = c.diff.added + c.diff.updated
             seen = tracker.history.seen_ids(c.team, c.inbox) if news and not c.initial else set()
-            for msg in news if r else []:
-                msg.from_name = r.name_of(msg.from_) if r else None
-                msg.seen = msg.id in seen or bool(member and member.owned and msg.read)
-                msg.delivery = delivery_of(msg, member)
+            if r is not None:
+                dress(news, r, member, seen)
             if not c.initial:
                 out.append(
                     (
