@@ -8,7 +8,7 @@ usage() {
 Usage: bash scripts/test.sh [--python-only | --extension-only] [--list]
 
 Without options, runs everything (what CI runs):
-  lint       ruff and mypy (strict); tsc, eslint and prettier --check (npm run lint,
+  lint       ruff (check and format --check) and mypy (strict); tsc, eslint and prettier --check (npm run lint,
              npm run format:check) and the TypeScript unit tests (node:test)
   python     pytest: unit, interop and end-to-end (tests/unit, tests/interop, tests/e2e)
   extension  the VS Code extension in a real VS Code (tests/extension/run.sh; the first
@@ -46,6 +46,7 @@ for step in "${steps[@]}"; do
     lint)
       echo "== lint and types"
       .venv/bin/ruff check sidecar tests bench
+      .venv/bin/ruff format --check sidecar tests bench scripts
       .venv/bin/mypy
       echo "== TypeScript: types, eslint, prettier and unit tests"
       npm ci --silent
