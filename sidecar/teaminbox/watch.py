@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver, ObservedWatch
+from watchdog.observers.api import DEFAULT_OBSERVER_TIMEOUT, BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserver
 
 from .formats import InboxFormat
@@ -24,17 +24,40 @@ from .formats.tasks_base import board_hint
 
 log = logging.getLogger("teaminbox")
 
-try:  # Linux: watchdog holds a rename's unpaired first half 0.5 s to pair it, and nothing
-    # queued behind it is delivered meanwhile; Claude Code prunes within that time, so a
-    # message could come and go unseen. Hints need no pairing: deliver at once.
+try:  # Linux: watchdog's emitter, with a buffer that holds nothing back (below)
+    from watchdog.observers.inotify import InotifyEmitter
     from watchdog.observers.inotify_buffer import InotifyBuffer
-
-    InotifyBuffer.delay = 0.0
 except ImportError:  # other platforms' observers have no such buffer
-    pass
+    InotifyEmitter = None  # type: ignore[assignment,misc]
+else:
+
+    class _NoHoldBuffer(InotifyBuffer):
+        """watchdog holds a rename's unpaired first half 0.5 s to pair it, and nothing
+        queued behind it is delivered meanwhile; Claude Code prunes within that time, so a
+        message could come and go unseen. Hints need no pairing: deliver at once."""
+
+        delay = 0.0
+
+    class _HintEmitter(InotifyEmitter):
+        """watchdog's inotify emitter on a `_NoHoldBuffer` (its own start, with that class)."""
+
+        def on_thread_start(self) -> None:
+            path = os.fsencode(self.watch.path)
+            mask = self.get_event_mask_from_filter()
+            self._inotify = _NoHoldBuffer(path, recursive=self.watch.is_recursive, event_mask=mask)
+
+
+def _observer() -> BaseObserver:
+    """The platform's observer; on Linux, watchdog's inotify observer with `_HintEmitter`."""
+    if InotifyEmitter is None:
+        return Observer()
+    return BaseObserver(_HintEmitter, timeout=DEFAULT_OBSERVER_TIMEOUT)
+
 
 # inotify says when its queue overflowed (events were dropped); watchdog skips that record.
-# Each RootWatcher is told (watchdog's thread) and asks for a full rescan at once.
+# Each RootWatcher is told (watchdog's thread) and asks for a full rescan at once. A wrap,
+# not a subclass: `Inotify.read_events` calls `Inotify._parse_event_buffer` by the class's
+# own name, so an override in a subclass would never run.
 _overflow_listeners: list[Callable[[], None]] = []
 try:
     from watchdog.observers.inotify_c import Inotify, InotifyConstants
@@ -102,7 +125,7 @@ class RootWatcher:
 
     def __init__(self, handler: Hints) -> None:
         self.handler = handler
-        self.observer: BaseObserver = Observer()
+        self.observer: BaseObserver = _observer()
         self.observer.start()
         self.watched: set[tuple[str, bool]] = set()
         self.polling = False
@@ -138,6 +161,37 @@ class RootWatcher:
         for folder, tap in self.taps.items():
             self._tap_watches[folder] = self.observer.schedule(tap, folder, recursive=False)
         old.stop()
+
+    def watch_folder(
+        self, folder: str, on_path: Callable[[str], None], wanted: Callable[[str], bool]
+    ) -> bool:
+        """Watch one more folder, not recursively, for a feature: `on_path(path)` runs on
+        the event loop the watcher was made on, for each event on a `wanted` path. From
+        that loop only. False when the folder is not there (or the watcher has no loop)."""
+        if folder in self.taps:
+            return True
+        if self.loop is None or not os.path.isdir(folder):
+            return False
+        tap = Tap(self.loop, on_path, wanted)
+        try:
+            watch = self.observer.schedule(tap, folder, recursive=False)
+        except OSError as err:  # inotify's watch or instance limit
+            log.warning("watching %s failed (%s): polling instead", folder, err)
+            self._poll_instead()
+            watch = self.observer.schedule(tap, folder, recursive=False)
+        self.taps[folder] = tap
+        self._tap_watches[folder] = watch
+        return True
+
+    def unwatch_folder(self, folder: str) -> None:
+        """Stop watching a folder `watch_folder` added (from the watcher's loop)."""
+        self.taps.pop(folder, None)
+        watch = self._tap_watches.pop(folder, None)
+        if watch is not None:
+            try:
+                self.observer.unschedule(watch)
+            except (KeyError, OSError):  # its folder went away: the emitter is gone already
+                pass
 
     def stop(self) -> None:
         if self._overflowed in _overflow_listeners:
@@ -219,39 +273,3 @@ class Tap(FileSystemEventHandler):
             path = os.fsdecode(p) if p else ""
             if path and self.wanted(path):
                 self.loop.call_soon_threadsafe(self.on_path, path)
-
-
-def watch_folder(
-    watcher: RootWatcher,
-    folder: str,
-    on_path: Callable[[str], None],
-    wanted: Callable[[str], bool],
-) -> bool:
-    """Watch one more folder, not recursively, for a feature: `on_path(path)` runs on the
-    event loop the watcher was made on, for each event on a `wanted` path. From that loop
-    only. False when the folder is not there (or the watcher has no loop)."""
-    if folder in watcher.taps:
-        return True
-    if watcher.loop is None or not os.path.isdir(folder):
-        return False
-    tap = Tap(watcher.loop, on_path, wanted)
-    try:
-        watch = watcher.observer.schedule(tap, folder, recursive=False)
-    except OSError as err:  # inotify's watch or instance limit
-        log.warning("watching %s failed (%s): polling instead", folder, err)
-        watcher._poll_instead()
-        watch = watcher.observer.schedule(tap, folder, recursive=False)
-    watcher.taps[folder] = tap
-    watcher._tap_watches[folder] = watch
-    return True
-
-
-def unwatch_folder(watcher: RootWatcher, folder: str) -> None:
-    """Stop watching a folder `watch_folder` added (from the watcher's loop)."""
-    watcher.taps.pop(folder, None)
-    watch = watcher._tap_watches.pop(folder, None)
-    if watch is not None:
-        try:
-            watcher.observer.unschedule(watch)
-        except (KeyError, OSError):  # its folder went away: the emitter is gone already
-            pass

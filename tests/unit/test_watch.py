@@ -14,7 +14,7 @@ from typing import Any
 from support.entries import claude_entry
 from support.world import CODER_ID, Teams, write_json
 from teaminbox.discovery import find_teams, parse_root
-from teaminbox.watch import Debouncer, Hints, RootWatcher, classify, unwatch_folder, watch_folder
+from teaminbox.watch import Debouncer, Hints, RootWatcher, classify
 
 
 def formats_of(teams: Teams, bus: Path) -> dict[str, Any]:
@@ -145,14 +145,30 @@ async def test_watch_folder_hands_wanted_paths_to_the_loop(tmp_path: Path) -> No
 
     watcher = RootWatcher(Hints([], lambda kind, path: None))
     try:
-        assert watch_folder(watcher, str(tmp_path), on_path, lambda p: p.endswith(".jsonl"))
-        assert not watch_folder(watcher, str(tmp_path / "absent"), on_path, lambda p: True)
+        assert watcher.watch_folder(str(tmp_path), on_path, lambda p: p.endswith(".jsonl"))
+        assert not watcher.watch_folder(str(tmp_path / "absent"), on_path, lambda p: True)
         (tmp_path / "ignored.txt").write_text("x")
         (tmp_path / "session.jsonl").write_text("{}\n")
         await asyncio.wait_for(arrived.wait(), 10)
         assert (str(tmp_path / "session.jsonl"), True) in seen
         assert all(p.endswith(".jsonl") for p, _ in seen)
-        unwatch_folder(watcher, str(tmp_path))
+        watcher.unwatch_folder(str(tmp_path))
         assert str(tmp_path) not in watcher.taps
+    finally:
+        watcher.stop()
+
+
+def test_renames_are_not_held_and_watchdog_is_not_patched(tmp_path: Path) -> None:
+    """The watcher's inotify buffer delivers a rename's unpaired half at once, through a
+    subclass of watchdog's emitter: watchdog's own classes keep their behaviour."""
+    from watchdog.observers import inotify_buffer  # Linux, where the tests run
+
+    watcher = RootWatcher(Hints([], lambda kind, path: None))
+    try:
+        watcher.ensure([(str(tmp_path), False)])
+        [emitter] = list(watcher.observer.emitters)
+        buffer = emitter._inotify  # type: ignore[attr-defined]
+        assert isinstance(buffer, inotify_buffer.InotifyBuffer) and buffer.delay == 0.0
+        assert inotify_buffer.InotifyBuffer.delay == 0.5  # watchdog's own, untouched
     finally:
         watcher.stop()

@@ -15,7 +15,6 @@ import attrs
 
 from ....tracker import Change, Tracker
 from ....transcripts import Answer, Price, Session, TeamActivity, valid_session_id
-from ....watch import unwatch_folder, watch_folder
 from ...feature import Outgoing
 from .spec import Spec
 
@@ -148,11 +147,11 @@ class Follower:
         self.session_of = {tid: f.spec.session_id for tid, f in self.follows.items()}
         for folder in list(self.by_folder):
             if folder not in want:
-                unwatch_folder(watcher, folder)
+                watcher.unwatch_folder(folder)
                 del self.by_folder[folder]
         for folder, teams in want.items():
-            if folder in self.by_folder or watch_folder(
-                watcher, folder, self._on_path, _interesting
+            if folder in self.by_folder or watcher.watch_folder(
+                folder, self._on_path, _interesting
             ):
                 self.by_folder[folder] = teams
 
