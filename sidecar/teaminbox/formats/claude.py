@@ -129,9 +129,10 @@ def decode_frame(text: str) -> dict[str, Any] | None:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    if isinstance(value, dict) and value.get("type") in KNOWN_FRAMES:
-        return value
-    return None
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    return value if isinstance(kind, str) and kind in KNOWN_FRAMES else None
 
 
 USER_INBOX = "user"
