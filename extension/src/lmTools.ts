@@ -8,7 +8,8 @@ import type { SidecarPort } from './sidecarPort';
 import type { MessageCache } from './messageCache';
 import { errorText } from './render';
 import { LmPreparedInvocation, LmTool, LmToolResult, toolsApi } from './lmApi';
-import { TOOL_NAMES, TeamTools, ToolError, ToolInput, ToolName } from './teamTools';
+import { TOOL_NAMES, TeamTools, ToolError, ToolInput, ToolName, sendConfirmation } from './teamTools';
+import { codeBlock } from './plainText';
 
 /** The context key the tools' `when` clauses read: the sidecar lists at least one team. */
 export const HAS_TEAMS = 'teamInbox.hasTeams';
@@ -16,27 +17,25 @@ const SENDS: ReadonlySet<ToolName> = new Set(['send_message', 'broadcast']);
 /** The name VS Code knows a tool by (package.json `contributes.languageModelTools`). */
 export const lmName = (t: ToolName) => `teaminbox_${t}`;
 
-/** What the person confirms before a send: the team, who gets it, and the text, as plain text. */
+/**
+ * What the person confirms before a send: VS Code shows `message` as Markdown (in a chat, and as plain
+ * text made from it in its own dialog), so the whole of it is one code block: no link, link
+ * definition or HTML in what goes out is rendered or hidden.
+ */
 export function confirmation(tool: ToolName, i: ToolInput): LmPreparedInvocation {
-  const to = tool === 'broadcast' ? vscode.l10n.t('every member but you') : String(i.to ?? '');
-  const parts = [vscode.l10n.t('Team: {0}', String(i.team ?? '')), vscode.l10n.t('To: {0}', to)];
-  if (i.summary) parts.push(vscode.l10n.t('Summary: {0}', String(i.summary)));
-  parts.push('', String(i.text ?? ''));
+  const { title, body } = sendConfirmation(tool, i, vscode.l10n.t);
   return {
     invocationMessage:
-      tool === 'broadcast' ? vscode.l10n.t('Broadcasting to the team') : vscode.l10n.t('Sending a message to {0}', to),
-    confirmationMessages: {
-      title: tool === 'broadcast' ? vscode.l10n.t('Broadcast to the team?') : vscode.l10n.t('Send this message?'),
-      message: parts.join('\n'),
-    },
+      tool === 'broadcast' ? vscode.l10n.t('Broadcasting to the team') : vscode.l10n.t('Sending the message'),
+    confirmationMessages: { title, message: new vscode.MarkdownString(codeBlock(body)) },
   };
 }
 
-/** The confirmation as a modal dialog; true when the person chose Send. */
+/** The confirmation as a modal dialog (its text is shown as it is); true when the person chose Send. */
 async function confirmedByPerson(tool: ToolName, i: ToolInput): Promise<boolean> {
-  const c = confirmation(tool, i).confirmationMessages!;
+  const { title, body } = sendConfirmation(tool, i, vscode.l10n.t);
   const SEND = tool === 'broadcast' ? vscode.l10n.t('Broadcast') : vscode.l10n.t('Send');
-  return (await vscode.window.showWarningMessage(`${c.title}\n\n${c.message}`, { modal: true }, SEND)) === SEND;
+  return (await vscode.window.showWarningMessage(`${title}\n\n${body}`, { modal: true }, SEND)) === SEND;
 }
 
 /**

@@ -273,6 +273,7 @@ export interface SendParams {
   type?: string | null;
   color?: string | null;
   payload?: Record<string, unknown> | null;
+  plain?: boolean;
 }
 
 export interface SendResults {

@@ -5,6 +5,7 @@ import type { AttentionItem, Message, Task, Team } from './protocol';
 import type { SidecarPort } from './sidecarPort';
 import { findTeam } from './messageCache';
 import { frameKind } from './render';
+import { visible } from './plainText';
 
 const PAGE = 200; // messages asked of the sidecar at a time while reading back to `since`
 const SCAN_PAGES = 50;
@@ -315,7 +316,13 @@ export class TeamTools {
     const body = text('text', i.text)!;
     const summary = text('summary', i.summary, true);
     const t = await this.team(i.team);
-    const res = await this.sidecar.request('teamInbox/send', { team: t.id, to, text: body, summary: summary ?? null });
+    const res = await this.sidecar.request('teamInbox/send', {
+      team: t.id,
+      to,
+      text: body,
+      summary: summary ?? null,
+      plain: true, // the sidecar refuses a text its agents would take for a protocol frame
+    });
     const results = res.results.map(r => lean({ ...r }));
     if (results.length && !res.results.some(r => r.ok)) {
       throw new ToolError('not sent: ' + res.results.map(r => `${r.recipient}: ${r.error}`).join('; '));
@@ -335,3 +342,25 @@ export const TOOL_NAMES = [
   'broadcast',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
+
+/** vscode.l10n.t's shape, so what the person confirms is made here, without vscode (unit-tested). */
+export type Translate = (message: string, ...args: string[]) => string;
+
+/**
+ * What the person confirms before a send: a title, and one plain text holding the team, who gets it,
+ * the summary (each on its line) and then the message, every character as it will go (the invisible
+ * ones written out). Shown as text wherever it is shown: nothing in it is rendered or left out.
+ */
+export function sendConfirmation(tool: ToolName, i: ToolInput, t: Translate): { title: string; body: string } {
+  const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+  const lines = [
+    t('Team: {0}', visible(str(i.team), false)),
+    t('To: {0}', tool === 'broadcast' ? t('every member but you') : visible(str(i.to), false)),
+  ];
+  if (str(i.summary)) lines.push(t('Summary: {0}', visible(str(i.summary), false)));
+  lines.push('', visible(str(i.text)));
+  return {
+    title: tool === 'broadcast' ? t('Broadcast to the team?') : t('Send this message?'),
+    body: lines.join('\n'),
+  };
+}

@@ -40,7 +40,7 @@ test('send_message sends once, as the sidecar was asked, and says per recipient'
   });
   assert.deepEqual(
     s.calls.filter(c => c.method === 'teamInbox/send').map(c => c.params),
-    [{ team: 'claude:beta', to: 'researcher', text: HOSTILE, summary: 'hi' }],
+    [{ team: 'claude:beta', to: 'researcher', text: HOSTILE, summary: 'hi', plain: true }],
   );
   assert.deepEqual(r, {
     team: 'claude:beta',

@@ -457,7 +457,7 @@ class Tools:
     # --- writing
 
     async def send(self, team: str, to: str, text: str, summary: str | None) -> dict[str, Any]:
-        params: dict[str, Any] = {"team": team, "to": to, "text": text}
+        params: dict[str, Any] = {"team": team, "to": to, "text": text, "plain": True}
         if summary is not None:
             params["summary"] = summary
         res = await self.b.call("teamInbox/send", params)

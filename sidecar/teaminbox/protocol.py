@@ -123,6 +123,8 @@ class SendParams:
     type: str | None = None
     color: str | None = None
     payload: dict[str, Any] | None = None
+    # words only: a text the team's agents would take for a protocol frame is refused
+    plain: bool = False
 
 
 @attrs.define
