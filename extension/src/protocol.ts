@@ -529,6 +529,25 @@ export interface AnswerPermissionResult {
   delivered: boolean;
 }
 
+export interface CallToolParams {
+  name:
+    | "list_teams"
+    | "team_status"
+    | "read_messages"
+    | "search_messages"
+    | "needs_attention"
+    | "get_tasks"
+    | "send_message"
+    | "broadcast";
+  /** as the model gave it: the MCP tool's arguments */
+  input?: Record<string, unknown>;
+}
+
+export interface ToolOutput {
+  /** the tool's JSON result, as the MCP server gives it */
+  result: Record<string, unknown>;
+}
+
 /** Request method names. */
 export const Methods = {
   teams: "teamInbox/teams",
@@ -550,6 +569,7 @@ export const Methods = {
   dismissAttention: "teamInbox/dismissAttention",
   permissionRequests: "teamInbox/permissionRequests",
   answerPermission: "teamInbox/answerPermission",
+  callTool: "teamInbox/callTool",
 } as const;
 
 /** Notification method names (sidecar -> client). */
@@ -605,6 +625,8 @@ export interface RequestMap {
   "teamInbox/permissionRequests": [Empty, PermissionRequestsResult];
   /** answer a hook's permission request: allow once, allow for the session, or deny */
   "teamInbox/answerPermission": [AnswerPermissionParams, AnswerPermissionResult];
+  /** run one of the agent tools (the MCP server's); its error is the MCP tool's words */
+  "teamInbox/callTool": [CallToolParams, ToolOutput];
 }
 
 /** Every notification: method -> params. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { confirmation } from '../src/lmTools';
-import type { ToolInput } from '../src/teamTools';
+import type { ToolInput } from '../src/lmTools';
 
 // the real markdown-it (as in plainText.test.ts): CommonMark, as VS Code's Markdown renderer reads it
 interface Md {

@@ -22,18 +22,10 @@ from test_activity import session_team, transcripts
 
 from support.entries import claude_entry
 from support.world import VENV_BIN, Teams
+from teaminbox.tools import TOOL_NAMES
 
 WAIT = 20.0  # seconds: the longest any poll here waits
-ALL_TOOLS = {
-    "list_teams",
-    "team_status",
-    "read_messages",
-    "search_messages",
-    "needs_attention",
-    "get_tasks",
-    "send_message",
-    "broadcast",
-}
+ALL_TOOLS = set(TOOL_NAMES)  # the one list (protocol.ToolName): the MCP server serves each
 
 
 @asynccontextmanager
