@@ -182,10 +182,11 @@ async def in_process(
 
     from teaminbox import mcpserver
     from teaminbox.discovery import Settings
+    from teaminbox.tools import Tools
 
     settings = Settings.build([], defaults=False)
     b = mcpserver.Backend(settings, str(db))
-    tools = mcpserver.Tools(b, settings)
+    tools = Tools(b.server, b.tracker)
     out: dict[str, list[float]] = {"handler": [], "tool": [], "memory": []}
     try:
         b.start()
@@ -195,9 +196,9 @@ async def in_process(
                 if kind == "team":
                     continue  # the live team is not in this process's roots
                 t0 = time.perf_counter()
-                await b.call("teamInbox/search", {"query": q, "limit": LIMIT})
+                await b.server.handlers["teamInbox/search"]({"query": q, "limit": LIMIT})
                 t1 = time.perf_counter()
-                await tools.search_messages(q, None, LIMIT)
+                await tools.call("search_messages", {"query": q, "limit": LIMIT})
                 t2 = time.perf_counter()
                 out["handler"].append((t1 - t0) * 1000)
                 out["tool"].append((t2 - t1) * 1000)

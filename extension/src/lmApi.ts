@@ -19,8 +19,8 @@ export interface LmToolPrepareOptions<T> {
 }
 export interface LmPreparedInvocation {
   invocationMessage?: string;
-  /** Shown before the tool runs; the person confirms or cancels. */
-  confirmationMessages?: { title: string; message: string };
+  /** Shown before the tool runs; the person confirms or cancels. A string `message` is Markdown too. */
+  confirmationMessages?: { title: string; message: string | vscode.MarkdownString };
 }
 export interface LmTool<T> {
   invoke(options: LmToolInvocationOptions<T>, token: vscode.CancellationToken): Promise<LmToolResult>;

@@ -33,3 +33,25 @@ export function codeBlock(text: string | null | undefined, lang = ''): string {
   const ticks = '`'.repeat(longest + 1);
   return `${ticks}${lang}\n${t}\n${ticks}`;
 }
+
+// Characters that change what is seen without being seen: C0 and C1 controls, DEL, bidi marks,
+// embeddings, overrides and isolates, line and paragraph separators, tag characters (invisible
+// ASCII look-alikes a model still reads) and lone surrogates; the sidecar's termtext.py set.
+const OTHERS = '\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069\\ud800-\\udfff\\u{e0000}-\\u{e007f}';
+const INVISIBLE = new RegExp(`[\\x00-\\x08\\x0b-\\x1f${OTHERS}]`, 'gu'); // not tab, not line feed
+const INVISIBLE_OR_BREAK = new RegExp(`[\\x00-\\x1f${OTHERS}]`, 'gu');
+const NAMED: Record<string, string> = { '\x1b': '\\e', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * `text` with every invisible character above written out (`\e`, `\x07`, `<U+202E>`, `<U+E0041>`): what
+ * a person confirms shows every character that goes. `lines` keeps line feeds and tabs (a message's
+ * own lines); without it they are `\n` and `\t`, so a name stays on its line.
+ */
+export function visible(text: string, lines = true): string {
+  return text.replace(lines ? INVISIBLE : INVISIBLE_OR_BREAK, c => {
+    const code = c.codePointAt(0)!;
+    if (NAMED[c]) return NAMED[c];
+    if (code < 0xa0) return `\\x${code.toString(16).padStart(2, '0')}`;
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}

@@ -273,6 +273,7 @@ export interface SendParams {
   type?: string | null;
   color?: string | null;
   payload?: Record<string, unknown> | null;
+  plain?: boolean;
 }
 
 export interface SendResults {
@@ -546,6 +547,25 @@ export interface AnswerPermissionResult {
   delivered: boolean;
 }
 
+export interface CallToolParams {
+  name:
+    | "list_teams"
+    | "team_status"
+    | "read_messages"
+    | "search_messages"
+    | "needs_attention"
+    | "get_tasks"
+    | "send_message"
+    | "broadcast";
+  /** as the model gave it: the MCP tool's arguments */
+  input?: Record<string, unknown>;
+}
+
+export interface ToolOutput {
+  /** the tool's JSON result, as the MCP server gives it */
+  result: Record<string, unknown>;
+}
+
 /** Request method names. */
 export const Methods = {
   teams: "teamInbox/teams",
@@ -568,6 +588,7 @@ export const Methods = {
   permissionRequests: "teamInbox/permissionRequests",
   answerPermission: "teamInbox/answerPermission",
   permissionText: "teamInbox/permissionText",
+  callTool: "teamInbox/callTool",
 } as const;
 
 /** Notification method names (sidecar -> client). */
@@ -625,6 +646,8 @@ export interface RequestMap {
   "teamInbox/answerPermission": [AnswerPermissionParams, AnswerPermissionResult];
   /** a hook's permission request whole, as text to read; after it, it may be allowed */
   "teamInbox/permissionText": [PermissionTextParams, PermissionTextResult];
+  /** run one of the agent tools (the MCP server's); its error is the MCP tool's words */
+  "teamInbox/callTool": [CallToolParams, ToolOutput];
 }
 
 /** Every notification: method -> params. */

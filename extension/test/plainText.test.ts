@@ -11,7 +11,7 @@ interface Md {
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const MarkdownIt: new (o: object) => Md = require('markdown-it');
-import { codeBlock, codeSpan, plain } from '../src/plainText';
+import { codeBlock, codeSpan, plain, visible as written } from '../src/plainText';
 import { burstText, describeSendResults, renderMessageMarkdown } from '../src/render';
 import { osNotifyCommand } from '../src/osNotify';
 import { RESTRICTED_KEYS, restrictedKeysSet, stripJsonc } from '../src/restricted';
@@ -177,4 +177,11 @@ test('restrictedKeysSet: what a settings file sets, JSONC and nested spellings t
     'unreadable: by name',
   );
   assert.equal(JSON.parse(stripJsonc('{"a": "/* x */ // y", /* c */ "b": [1,2,],}')).a, '/* x */ // y');
+});
+
+test('visible: what is not seen is written out, what is seen stays (emoji, accents, tabs, lines)', () => {
+  const s = 'é 😀 \ud83d\u200f\x9b\x1b[0m\u{e0041}\t1\n2\r';
+  assert.equal(written(s), 'é 😀 <U+D83D><U+200F>\\x9b\\e[0m<U+E0041>\t1\n2\\r');
+  assert.equal(written(s, false), 'é 😀 <U+D83D><U+200F>\\x9b\\e[0m<U+E0041>\\t1\\n2\\r');
+  assert.equal(written(written(s)), written(s));
 });

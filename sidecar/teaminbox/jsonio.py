@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from .errors import CorruptInbox
+from .termtext import json_text
 
 
 def _reject_constant(name: str) -> Any:
@@ -65,6 +66,19 @@ def loads(data: bytes, path: str, max_depth: int = MAX_DEPTH) -> Any:
 
 class _TooDeep(json.JSONDecodeError):
     pass
+
+
+def parse_text(text: str) -> Any:
+    """A string as JSON.parse reads it: whitespace around it, lone surrogates, any depth up
+    to MAX_DEPTH. ValueError where JSON.parse would throw."""
+    try:
+        return orjson.loads(text)
+    except (orjson.JSONDecodeError, RecursionError):
+        pass
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        return _loads_iterative(text, MAX_DEPTH)
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -268,6 +282,17 @@ def dumps_any(value: Any) -> bytes:
         return orjson.dumps(value)
     except TypeError:
         return dumps_indented(value)
+
+
+_MARKUP = re.compile("[<>&]")
+
+
+def quoted(value: Any) -> str:
+    """What an agent wrote, as one line of JSON for words of our own: its controls, bidi
+    controls and line separators escaped, and `<`, `>` and `&` too, so it cannot close a
+    tag its reader wraps around the message (Claude Code's `<teammate-message>`)."""
+    line = json_text(dumps_any(value).decode())
+    return _MARKUP.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
 
 
 def dumps_indented(value: Any) -> bytes:

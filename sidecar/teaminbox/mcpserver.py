@@ -1,11 +1,13 @@
-"""`teaminbox mcp`: Team Inbox as MCP tools over stdio, on the official MCP Python SDK.
+"""`teaminbox mcp`: Team Inbox's agent tools (tools.py) as MCP tools over stdio, on the
+official MCP Python SDK.
 
 The tools run the JSON-RPC sidecar's own features in this process, with no client
 attached: the same tracker (every message it sees is archived in the one history, so
 what Claude Code prunes from its files stays findable), member states, attention, task
-boards, search and sends, with the same errors. Nothing here reads or writes a file
-itself. The SDK is an optional extra (`pip install 'teaminbox[mcp]'`): cli.py imports
-this module only for `teaminbox mcp`.
+boards, search and sends, with the same errors. This module registers them: names,
+descriptions, argument schemas, and each answer as the SDK's result. The SDK is an
+optional extra (`pip install 'teaminbox[mcp]'`): cli.py imports this module only for
+`teaminbox mcp`.
 
 What agents wrote is data: it leaves only as values inside a JSON result, never in a
 tool's name or description.
@@ -14,13 +16,12 @@ tool's name or description.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import orjson
 from mcp.server.mcpserver import MCPServer
@@ -29,30 +30,21 @@ from pydantic import Field
 
 from . import __version__
 from .discovery import Settings
-from .errors import InvalidParams, TeamInboxError
+from .errors import TeamInboxError
 from .formats import registry
 from .history import default_path
 from .jsonio import dumps_indented
-from .model import Message
-from .protocol import MAX_LIMIT, InitializationOptions
-from .render import describe_message, wire_converter
+from .protocol import InitializationOptions
 from .server.core import TeamInboxServer
 from .server.features import FEATURES
-from .timestamps import epoch
+from .tools import Tools
 from .tracker import Tracker
 
-log = logging.getLogger("teaminbox")
-T = TypeVar("T")
-PAGE = 200  # messages asked of the server at a time while reading back to `since`
-SCAN_PAGES = 50  # at most this many pages (10,000 messages) for one read_messages answer
 
+class Failure(TeamInboxError):
+    """The history cannot be opened: every tool says so (the CLI's words)."""
 
-class Failure(Exception):
-    """A tool's error: its text is the whole answer (the CLI's words, without `teaminbox: `)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    code = "history_unavailable"
 
 
 class Backend:
@@ -86,123 +78,12 @@ class Backend:
             raise Failure(f"cannot open the history database {path}: {tracker.history.refused}")
         return tracker
 
-    async def call(self, method: str, params: dict[str, Any]) -> Any:
-        """A request as the JSON-RPC server answers it (camelCase dicts)."""
-        await self.tracker()
-        try:
-            return await self.server.handlers[method](params)
-        except TeamInboxError as err:
-            raise Failure(err.message) from err
-
-    async def query(self, fn: Callable[[Tracker], T]) -> T:
-        """A tracker query, on the server's state thread like every other."""
-        tracker = await self.tracker()
-        try:
-            return await self.server.in_state(lambda: fn(tracker))
-        except TeamInboxError as err:
-            raise Failure(err.message) from err
-
     async def stop(self) -> None:
         if self._ready is not None and self._ready.done() and not self._ready.exception():
             await self.server.stop()
         elif self._ready is not None:
             self._ready.cancel()
         self.server.shutdown()
-
-
-# --- what the tools give back ---------------------------------------------------------------
-
-
-def _iso(t: float | None) -> str | None:
-    if t is None:
-        return None
-    return (
-        dt.datetime.fromtimestamp(t, dt.timezone.utc)
-        .isoformat(timespec="seconds")
-        .replace("+00:00", "Z")
-    )
-
-
-def _lean(d: dict[str, Any], keep: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Without the keys that say nothing (None, empty, False): fewer tokens to read."""
-    return {
-        k: v
-        for k, v in d.items()
-        if k in keep or (v is not None and v is not False and v != [] and v != {})
-    }
-
-
-def _names(team: dict[str, Any]) -> dict[str, str]:
-    """Every spelling of a member (inbox, agent id, name) -> its name."""
-    out: dict[str, str] = {}
-    for m in team.get("members", []):
-        for key in (m.get("inbox"), m.get("agentId"), m.get("name")):
-            if isinstance(key, str):
-                out.setdefault(key, m["name"])
-    return out
-
-
-def message_out(raw: dict[str, Any], names: dict[str, str], state: bool = True) -> dict[str, Any]:
-    """A message for an agent: who, when, where it stands, the text, a frame in words.
-    Without `state` (search: the history's copy, whose read flag is as first seen), only
-    whether it is still in its file."""
-    msg: Message = wire_converter.structure(raw, Message)
-    delivery = msg.delivery or ("read" if msg.read or msg.seen else "unread")
-    return _lean(
-        {
-            "id": msg.id,
-            "team": msg.team,
-            "inbox": msg.inbox,
-            "from": msg.from_name or names.get(msg.from_, msg.from_),
-            "to": names.get(msg.to, msg.to),
-            "time": msg.timestamp,
-            "delivery": delivery if state else None,
-            "archived": msg.archived,  # no longer in its file (delivered and pruned, consumed)
-            "type": msg.type,
-            "summary": msg.summary,
-            "frame": describe_message(msg) if msg.structured is not None else None,
-            "text": msg.text,
-        }
-    )
-
-
-def item_out(item: dict[str, Any]) -> dict[str, Any]:
-    return _lean({**item, "since": _iso(item.get("since"))})
-
-
-def task_out(task: dict[str, Any]) -> dict[str, Any]:
-    keep = ("id", "subject", "status", "owner", "description", "activeForm", "blocks", "blockedBy")
-    return _lean({k: task.get(k) for k in keep} | {"archived": task.get("archived")})
-
-
-def team_head(t: dict[str, Any]) -> dict[str, Any]:
-    """What every answer about a team says first (before `_lean`)."""
-    return {
-        "id": t["id"],
-        "name": t["name"],
-        "label": t.get("label"),
-        "format": t["format"],
-        "live": not t.get("ended"),
-        "leadAlive": t.get("leadAlive"),
-        "orphan": t.get("orphan"),
-        "you": t.get("identity"),
-    }
-
-
-def member_head(m: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": m["name"],
-        "inbox": m["inbox"] if m["inbox"] != m["name"] else None,
-        "lead": m.get("lead"),
-        "you": m.get("owned"),
-        "left": m.get("left"),
-        "phantom": m.get("phantom"),
-    }
-
-
-def _member_state(m: dict[str, Any]) -> dict[str, Any]:
-    state = m.get("state") or {}
-    return {"state": state.get("kind"), "reason": state.get("detail"), "since": state.get("since")}
 
 
 def _json(data: Any) -> str:
@@ -222,21 +103,12 @@ def error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def _limit(name: str, value: int, lo: int = 1) -> int:
-    if not lo <= value <= MAX_LIMIT:
-        raise InvalidParams(f"{name} must be between {lo} and {MAX_LIMIT}")
-    return value
-
-
-def _time(name: str, value: str | None) -> float | None:
-    if value is None:
-        return None
-    t = epoch(value)
-    if t is None:
-        raise InvalidParams(
-            f"{name} must be an ISO 8601 time (2026-11-29T10:00:00Z), not {value!r}"
-        )
-    return t
+async def answer(tools: Tools, name: str, args: dict[str, Any]) -> CallToolResult:
+    """A tool's result, or its error's words: nothing reaches the SDK as a crash."""
+    try:
+        return ok(await tools.call(name, args))
+    except TeamInboxError as err:
+        return error(err.message)
 
 
 # --- the tools --------------------------------------------------------------------------------
@@ -262,217 +134,9 @@ def _who(settings: Settings) -> str:
     return "; ".join(parts)
 
 
-class Tools:
-    def __init__(self, backend: Backend, settings: Settings) -> None:
-        self.b = backend
-        self.settings = settings
-
-    async def run(self, name: str, work: Awaitable[dict[str, Any]]) -> CallToolResult:
-        """Every failure is the tool's error result; nothing reaches the SDK as a crash."""
-        try:
-            return ok(await work)
-        except Failure as err:
-            return error(err.message)
-        except TeamInboxError as err:
-            return error(err.message)
-        except Exception as err:  # a bug: said, logged, and the server goes on
-            log.exception("the %s tool failed", name)
-            return error(f"{name} failed: {type(err).__name__}: {err}")
-
-    # --- reading
-
-    async def list_teams(self, include_ended: bool) -> dict[str, Any]:
-        await self.b.tracker()
-        await self.b.server.rescan()  # no watcher's lag: the teams as the files say now
-        res = await self.b.call("teamInbox/teams", {"includeEnded": include_ended})
-        return {"teams": [self._team(t) for t in res["teams"]]}
-
-    def _team(self, t: dict[str, Any]) -> dict[str, Any]:
-        members = [
-            _lean(
-                {
-                    **member_head(m),
-                    "state": _member_state(m)["state"],
-                    "reason": _member_state(m)["reason"],
-                    "unread": m.get("unread") or None,
-                    "error": (m.get("error") or {}).get("message"),
-                }
-            )
-            for m in t["members"]
-        ]
-        head = team_head(t) | {"error": (t.get("error") or {}).get("message")}
-        return _lean(head | {"members": members}, keep=("live",))
-
-    async def team_status(self, team: str) -> dict[str, Any]:
-        await self.b.tracker()
-        await self.b.server.rescan()  # as `teams` does: the rosters as the files say now
-        t = wire_converter.unstructure(await self.b.query(lambda tr: tr.find(team)))
-        tid = t["id"]
-        tasks = (await self.b.call("teamInbox/tasks", {"team": tid}))["tasks"]
-        items = (await self.b.call("teamInbox/attention", {}))["items"]
-        convo = (await self.b.call("teamInbox/conversation", {"team": tid, "limit": PAGE}))[
-            "messages"
-        ]
-        names = _names(t)
-        said: dict[str, dict[str, Any]] = {}
-        for raw in convo:  # newest first: each member's latest message
-            who = raw.get("fromName") or names.get(raw["from"], raw["from"])
-            if who not in said:
-                said[who] = message_out(raw, names)
-        members = []
-        for m in t["members"]:
-            act = m.get("activity") or {}
-            state = _member_state(m)
-            doing = [x for x in tasks if x.get("owner") == m["name"]]
-            current = next((x for x in doing if x.get("status") == "in_progress"), None)
-            last = said.get(m["name"])
-            members.append(
-                _lean(
-                    {
-                        **member_head(m),
-                        "agentType": m.get("agentType"),
-                        "model": m.get("model"),
-                        "state": state["state"],
-                        "reason": state["reason"],
-                        "stateSince": _iso(state["since"]),
-                        "lastActivity": _iso(act.get("lastActive")),
-                        "working": act.get("working"),
-                        "lastWords": act.get("lastWords"),
-                        "tokens": act.get("tokens"),
-                        "currentTask": task_out(current) if current else None,
-                        "tasks": len(doing) or None,
-                        "unread": m.get("unread") or None,
-                        "lastMessage": _lean(
-                            {
-                                "time": last.get("time"),
-                                "to": last.get("to"),
-                                "text": last.get("frame")
-                                or last.get("summary")
-                                or last.get("text"),
-                            }
-                        )
-                        if last
-                        else None,
-                    }
-                )
-            )
-        return _lean(
-            team_head(t)
-            | {
-                "branch": t.get("branch"),
-                "tokens": t.get("tokens"),
-                "members": members,
-                "waitingOnYou": [item_out(i) for i in items if i["team"] == tid],
-            },
-            keep=("live", "waitingOnYou"),
-        )
-
-    async def read_messages(
-        self,
-        team: str,
-        inbox: str | None,
-        since: str | None,
-        before: str | None,
-        limit: int,
-        include_archived: bool,
-    ) -> dict[str, Any]:
-        _limit("limit", limit)
-        lo, hi = _time("since", since), _time("before", before)
-        t = wire_converter.unstructure(await self.b.query(lambda tr: tr.find(team)))
-        names = _names(t)
-        if inbox is not None:
-            method = "teamInbox/messages"
-            params: dict[str, Any] = {"team": t["id"], "inbox": inbox}
-            params["includeArchived"] = include_archived
-        else:  # every inbox as the files say now (one inbox's page refreshes it itself)
-            await self.b.server.rescan()
-            method, params = "teamInbox/conversation", {"team": t["id"]}
-        picked: list[dict[str, Any]] = []
-        more = False
-        for page in range(SCAN_PAGES):  # newest first, back to `since`
-            res = await self.b.call(method, {**params, "offset": page * PAGE, "limit": PAGE})
-            batch = res["messages"]
-            done = len(batch) < PAGE
-            for raw in batch:
-                ts = epoch(raw["timestamp"])
-                if hi is not None and ts is not None and ts >= hi:
-                    continue
-                if lo is not None and (ts is None or ts < lo):
-                    done = True
-                    break
-                if not include_archived and raw.get("archived"):
-                    continue
-                if len(picked) == limit:
-                    more, done = True, True
-                    break
-                picked.append(raw)
-            if done:
-                break
-        else:
-            more = True
-        out = [message_out(raw, names) for raw in reversed(picked)]  # oldest first
-        result: dict[str, Any] = {"team": t["id"], "messages": out, "count": len(out)}
-        if inbox is not None:
-            result["inbox"] = inbox
-        if more:
-            result["more"] = (
-                "older messages were left out: ask again with before set to the first one's time"
-            )
-        return result
-
-    async def search_messages(self, query: str, team: str | None, limit: int) -> dict[str, Any]:
-        _limit("limit", limit)
-        params: dict[str, Any] = {"query": query, "limit": limit}
-        if team is not None:
-            params["team"] = team
-        res = await self.b.call("teamInbox/search", params)
-        tids = {m["team"] for m in res["messages"]}
-
-        def rosters(tr: Tracker) -> dict[str, dict[str, str]]:
-            out = {}
-            for tid in tids:  # live teams' names; an ended team's senders as written
-                r = tr.rosters.get(tid)
-                if r is not None:
-                    out[tid] = {
-                        k: m.name for m in r.members for k in (m.inbox, m.name, m.agent_id) if k
-                    }
-            return out
-
-        names = await self.b.query(rosters)
-        found = [message_out(m, names.get(m["team"], {}), state=False) for m in res["messages"]]
-        return {"query": query, "messages": found, "count": len(found)}
-
-    async def needs_attention(self, team: str | None) -> dict[str, Any]:
-        tid = None
-        if team is not None:
-            tid = (await self.b.query(lambda tr: tr.find(team))).id
-        items = (await self.b.call("teamInbox/attention", {}))["items"]
-        picked = [item_out(i) for i in items if tid is None or i["team"] == tid]
-        return {"items": picked, "count": len(picked)}
-
-    async def get_tasks(self, team: str) -> dict[str, Any]:
-        res = await self.b.call("teamInbox/tasks", {"team": team})
-        return {"team": res["team"], "tasks": [task_out(x) for x in res["tasks"]]}
-
-    # --- writing
-
-    async def send(self, team: str, to: str, text: str, summary: str | None) -> dict[str, Any]:
-        params: dict[str, Any] = {"team": team, "to": to, "text": text}
-        if summary is not None:
-            params["summary"] = summary
-        res = await self.b.call("teamInbox/send", params)
-        r = await self.b.query(lambda tr: tr.roster(team))
-        results = [_lean(x) for x in res["results"]]
-        if results and not any(x.get("ok") for x in results):
-            raise Failure(
-                "not sent: " + "; ".join(f"{x['recipient']}: {x.get('error')}" for x in results)
-            )
-        return {"team": r.team.id, "from": r.identity, "results": results}
-
-
 def build(settings: Settings, history: str | None, read_only: bool = False) -> MCPServer[Any]:
     backend = Backend(settings, history)
-    tools = Tools(backend, settings)
+    tools = Tools(backend.server, backend.tracker)
 
     @asynccontextmanager
     async def lifespan(app: MCPServer[Any]) -> AsyncIterator[None]:
@@ -502,10 +166,10 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
             bool, Field(description="also teams that have ended (served from the history)")
         ] = False,
     ) -> CallToolResult:
-        return await tools.run("list_teams", tools.list_teams(include_ended))
+        return await answer(tools, "list_teams", {"include_ended": include_ended})
 
     async def team_status(team: TeamArg) -> CallToolResult:
-        return await tools.run("team_status", tools.team_status(team))
+        return await answer(tools, "team_status", {"team": team})
 
     async def read_messages(
         team: TeamArg,
@@ -531,10 +195,8 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
             ),
         ] = True,
     ) -> CallToolResult:
-        return await tools.run(
-            "read_messages",
-            tools.read_messages(team, inbox, since, before, limit, include_archived),
-        )
+        args = {"team": team, "inbox": inbox, "since": since, "before": before, "limit": limit}
+        return await answer(tools, "read_messages", args | {"include_archived": include_archived})
 
     async def search_messages(
         query: Annotated[
@@ -547,15 +209,17 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
         team: Annotated[str | None, Field(description="only this team (live or ended)")] = None,
         limit: Annotated[int, Field(description="at most this many matches")] = 20,
     ) -> CallToolResult:
-        return await tools.run("search_messages", tools.search_messages(query, team, limit))
+        return await answer(
+            tools, "search_messages", {"query": query, "team": team, "limit": limit}
+        )
 
     async def needs_attention(
         team: Annotated[str | None, Field(description="only this team")] = None,
     ) -> CallToolResult:
-        return await tools.run("needs_attention", tools.needs_attention(team))
+        return await answer(tools, "needs_attention", {"team": team})
 
     async def get_tasks(team: TeamArg) -> CallToolResult:
-        return await tools.run("get_tasks", tools.get_tasks(team))
+        return await answer(tools, "get_tasks", {"team": team})
 
     app.add_tool(
         list_teams,
@@ -612,12 +276,15 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
             text: TextArg,
             summary: SummaryArg = None,
         ) -> CallToolResult:
-            return await tools.run("send_message", tools.send(team, to, text, summary))
+            args = {"team": team, "to": to, "text": text, "summary": summary}
+            return await answer(tools, "send_message", args)
 
         async def broadcast(
             team: TeamArg, text: TextArg, summary: SummaryArg = None
         ) -> CallToolResult:
-            return await tools.run("broadcast", tools.send(team, "*", text, summary))
+            return await answer(
+                tools, "broadcast", {"team": team, "text": text, "summary": summary}
+            )
 
         writing = ToolAnnotations(
             read_only_hint=False,

@@ -123,6 +123,8 @@ class SendParams:
     type: str | None = None
     color: str | None = None
     payload: dict[str, Any] | None = None
+    # words only: a text the team's agents would take for a protocol frame is refused
+    plain: bool = False
 
 
 @attrs.define
@@ -616,4 +618,37 @@ NOTIFICATIONS.update(
             "the hook handed over a permission request: worth a prompt",
         ),
     )
+)
+
+
+# --- the agent tools (tools.py; features/tools.py), as VS Code's language-model tools ask them
+
+ToolName = Literal[
+    "list_teams",
+    "team_status",
+    "read_messages",
+    "search_messages",
+    "needs_attention",
+    "get_tasks",
+    "send_message",
+    "broadcast",
+]
+
+
+@attrs.define
+class CallToolParams:
+    name: ToolName
+    input: dict[str, Any] = attrs.Factory(dict)  # as the model gave it: the MCP tool's arguments
+
+
+@attrs.define
+class ToolOutput:
+    result: dict[str, Any]  # the tool's JSON result, as the MCP server gives it
+
+
+METHODS["teamInbox/callTool"] = Method(
+    "teamInbox/callTool",
+    CallToolParams,
+    ToolOutput,
+    "run one of the agent tools (the MCP server's); its error is the MCP tool's words",
 )

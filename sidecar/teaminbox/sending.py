@@ -35,6 +35,17 @@ def check_message(
         raise InvalidParams("empty message: give a text, or --type with --payload")
 
 
+def refuse_frame(r: Roster, text: str) -> None:
+    """A plain message whose text the team's agents would take for a protocol frame (an idle
+    notification "from" another member, a task assignment "by" the lead) is refused."""
+    kind = r.team.fmt.text_frame(text)
+    if kind is not None:
+        raise InvalidParams(
+            f"the text is a protocol frame ({kind}) that the team's agents would act on, not"
+            " a message: only plain messages are sent here; send plain text"
+        )
+
+
 def send(
     r: Roster,
     to: str,
@@ -46,9 +57,15 @@ def send(
     payload: dict[str, Any] | None = None,
     sender: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    plain: bool = False,
 ) -> list[SendResult]:
-    """Send to one member (errors raise) or broadcast (one result per recipient)."""
+    """Send to one member (errors raise) or broadcast (one result per recipient); `plain`:
+    words only, no frame however it is spelled."""
     check_message(text, summary, type, color, payload)
+    if plain:
+        if payload or type not in (None, "message", "text"):
+            raise InvalidParams("a plain message has no type or payload")
+        refuse_frame(r, text)
     recipients = r.resolve_recipients(to)
     sender = check_name(sender or r.identity, "sender")
     fmt = r.team.fmt

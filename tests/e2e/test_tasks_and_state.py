@@ -34,6 +34,8 @@ from lsp_session import (
 )
 from pytest_lsp import LanguageClient
 
+from support.words import FORGED, check_ask_lead
+
 TEAM = "session-7e57ab1e"
 NODE_TASKS = NODE_DIR / "node" / "claude_tasks.js"
 
@@ -414,6 +416,27 @@ async def test_orphan_team_and_an_unanswered_message(
     mark = r.mark()
     await call(client, "teamInbox/markRead", {"team": "alpha", "inbox": "user", "all": True})
     await r.wait("teamInbox/attentionChanged", lambda p: p["count"] == 0, since=mark)
+
+
+async def test_asking_the_lead_quotes_the_teammates_values_as_data(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A teammate's request id with a line break and words "from the person" stays one JSON
+    string inside the message the person's answer writes the lead; the summary is ours."""
+    make_home(tmp_path)
+    lead = tmp_path / ".claude" / "teams" / "alpha" / "inboxes" / "team-lead.json"
+    plan = frame("plan_approval_request", now_iso(), **{"from": "researcher"}, requestId=FORGED)
+    write_json(lead, [entry("researcher", plan, now_iso())])
+    await start(client, options(tmp_path))
+    res = await call(
+        client,
+        "teamInbox/answerPlan",
+        {"team": "alpha", "requestId": FORGED, "approved": True, "feedback": "Go.\nTest it."},
+    )
+    assert (res["effect"], res["member"], res["requestId"]) == ("asked_lead", "researcher", FORGED)
+    [asked] = [e for e in json.loads(lead.read_bytes()) if e["from"] == "user"]
+    assert asked["text"] == res["text"] and asked["summary"] == "please approve a teammate's plan"
+    check_ask_lead(asked["text"], "researcher", FORGED, True, "Go.\nTest it.")
 
 
 async def test_pseudoclaude_plan_answered_as_the_lead(

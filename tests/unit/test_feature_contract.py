@@ -161,6 +161,7 @@ def test_the_server_s_features_keep_their_declared_order() -> None:
             "tasks",
             "permissions",
             "attention",
+            "tools",
         ]
     )
     for before in ("notify", "activity", "permissions"):

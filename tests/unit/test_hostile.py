@@ -739,3 +739,18 @@ def test_fifo_config_and_inbox_do_not_hang_the_cli(teams: Teams) -> None:
     assert proc.returncode == 0, proc.stderr
     assert f"{cfg} is a FIFO" in proc.stdout
     assert proc.stdout.count("FIFO") >= 1
+
+
+@pytest.mark.parametrize("kind", ["[]", "{}", '["idle_notification"]'])
+def test_a_frame_type_that_is_no_string_is_words_not_a_dead_inbox(
+    tmp_path: Path, kind: str
+) -> None:
+    """A text `{"type": []}` raised TypeError (an unhashable key) and hid the whole inbox."""
+    p = tmp_path / "team-lead.json"
+    odd = {**GOOD, "text": f'{{"type": {kind}}}'}
+    p.write_bytes(dump([odd, GOOD]))
+    msgs = store.messages(CLAUDE, store.read(CLAUDE, str(p)), "claude:t", "team-lead")
+    assert [(m.text, m.type, m.structured) for m in msgs] == [
+        (odd["text"], "message", None),
+        ("hello", "message", None),
+    ]

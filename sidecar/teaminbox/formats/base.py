@@ -225,6 +225,11 @@ class InboxFormat:
     ) -> dict[str, Any]:
         raise NotImplementedError
 
+    def text_frame(self, text: str) -> str | None:
+        """The protocol frame its agents would take a plain message's `text` for; None: words.
+        By default a frame is an entry's own type, which a plain message never has."""
+        return None
+
     def make_inbox(self, path: str) -> None:
         """Before a delivery: the inbox's folder, as its peer makes it (`mkdir -p`)."""
         make_inbox_folder(path)

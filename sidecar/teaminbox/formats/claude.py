@@ -17,7 +17,7 @@ import orjson
 
 from ..errors import InvalidParams
 from ..fileio import make_inbox_folder
-from ..jsonio import dumps_indented, opt_str, short_hash, skip_space_back
+from ..jsonio import dumps_indented, opt_str, parse_text, short_hash, skip_space_back
 from ..locks import DirLock
 from ..model import Member, Message
 from ..safeio import open_new
@@ -65,15 +65,23 @@ _ENTRY_SEP = re.compile(rb"\n  \},\n  \{")
 COLORS = ("blue", "green", "red", "yellow", "purple", "cyan", "orange", "pink")
 
 
+def frame_type(text: str) -> str | None:
+    """The known frame Claude Code would take `text` for, read as JSON.parse reads it
+    (whitespace around it, lone surrogates); None: words. What a send refuses, so it reads
+    more leniently than `decode_frame`, which says what the view shows."""
+    if not text.lstrip(" \t\n\r").startswith("{"):
+        return None
+    try:
+        value = parse_text(text)
+    except ValueError:
+        return None
+    kind = value.get("type") if isinstance(value, dict) else None
+    return kind if isinstance(kind, str) and kind in KNOWN_FRAMES else None
+
+
 def _refuse_answer_frame(text: str) -> None:
     """The text Claude Code would read as an answer frame, however it was typed, is refused."""
-    if not text.startswith("{"):
-        return
-    try:
-        frame = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return
-    kind = frame.get("type") if isinstance(frame, dict) else None
+    kind = frame_type(text)
     if kind in ANSWER_FRAMES:
         raise InvalidParams(
             f"a {kind} frame is Claude Code's own answer: written from outside it is ignored,"
@@ -129,9 +137,10 @@ def decode_frame(text: str) -> dict[str, Any] | None:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    if isinstance(value, dict) and value.get("type") in KNOWN_FRAMES:
-        return value
-    return None
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    return value if isinstance(kind, str) and kind in KNOWN_FRAMES else None
 
 
 USER_INBOX = "user"
@@ -289,6 +298,9 @@ class ClaudeFormat(InboxFormat):
             b"\n".join(b"  " + line for line in dumps_indented(e).split(b"\n")) for e in new_entries
         )
         return head + sep + body + b"\n]"
+
+    def text_frame(self, text: str) -> str | None:
+        return frame_type(text)  # Claude Code parses every text it reads
 
     def new_entry(
         self,

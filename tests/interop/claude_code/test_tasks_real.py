@@ -502,7 +502,7 @@ def test_asking_the_lead(board: Board) -> None:
     # what the lead's model was given: the person's words, flagged unverified on 2.1.332
     shown = board.fired("t-approve").last_user
     verified = ' verified="false"' if board.version != "2.1.197" else ""
-    summary = "please approve the plan of planner"
+    summary = "please approve a teammate's plan"
     assert f'<teammate-message teammate_id="user" summary="{summary}"{verified}>' in shown, shown
     assert rid in shown and '"approve":true' in shown
     # the lead's SendMessage is accepted; its response is in planner's inbox, from the lead

@@ -14,6 +14,7 @@ from .permissions import Permissions
 from .search import Search
 from .sending import Sending
 from .tasks import Tasks
+from .tools import AgentTools
 
 FEATURES: tuple[type[Feature], ...] = (
     Inboxes,
@@ -26,4 +27,5 @@ FEATURES: tuple[type[Feature], ...] = (
     Tasks,
     Attention,
     Permissions,
+    AgentTools,
 )

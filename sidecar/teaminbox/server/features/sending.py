@@ -31,6 +31,7 @@ class Sending(Feature):
                 type=p.type,
                 color=p.color,
                 payload=p.payload,
+                plain=p.plain,
             )
         )
         await ls.refresh({r.team.inbox_path(res.inbox) for res in results if res.ok and res.inbox})

@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .... import member_state as ms
 from .... import sending
 from ....discovery import Roster
 from ....errors import InvalidParams, TeamEnded, TeamInboxError
 from ....formats import get
+from ....jsonio import quoted
 from ....protocol import AnswerPlanParams, AnswerPlanResult, PlanEffect
 from ....tracker import Tracker
 from .views import owner_of
@@ -82,8 +81,8 @@ async def answer_plan(
         text = ask_lead_text(member, rid, p.approved, p.feedback)
         verdict = "approve" if p.approved else "reject"
 
-        def write() -> Any:
-            return sending.send(r, to, text, summary=f"please {verdict} the plan of {member}")
+        def write() -> Any:  # the summary in our words alone: Claude Code puts it in a tag
+            return sending.send(r, to, text, summary=f"please {verdict} a teammate's plan")
 
         note = "Claude Code takes a plan approval only from its lead: the lead was asked"
     elif get(fmt).plan_answer == "frame":
@@ -120,21 +119,27 @@ async def answer_plan(
 
 
 def ask_lead_text(member: str, rid: str | None, approved: bool, feedback: str | None) -> str:
-    """The message to a Claude Code lead: only the lead may answer a plan approval."""
+    """The message to a Claude Code lead (only the lead may answer a plan approval), in the
+    person's name: our own words and the person's feedback. The member's name and the
+    request's id come from the team's files: quoted as JSON strings and said to be."""
     verb = "APPROVE" if approved else "REJECT"
-    which = f" (plan approval request {rid})" if rid else ""
     frame: dict[str, Any] = {
         "type": "plan_approval_response",
-        "request_id": rid or "<the request's id>",
+        "request_id": rid or "the id of its plan approval request",
         "approve": approved,
     }
     if feedback or not approved:
         frame["feedback"] = feedback or "Plan needs revision"
     lines = [
-        f"Please {verb} the plan of {member}{which}.",
-        f"Only you, the team lead, can answer it: send {member} the message"
-        f" {orjson.dumps(frame).decode()}",
+        f"Please {verb} a teammate's plan. Quoted from the team's files as JSON strings, not my"
+        " words:",
+        f"- the teammate: {quoted(member)}",
     ]
+    if rid:
+        lines.append(f"- its plan approval request's id: {quoted(rid)}")
+    lines.append(
+        f"Only you, the team lead, can answer it: send that teammate the message {quoted(frame)}"
+    )
     if feedback:
-        lines.append(f"Feedback for {member}: {feedback}")
+        lines.append(f"My feedback for the teammate: {feedback}")
     return "\n".join(lines)
