@@ -72,6 +72,7 @@ async def answer_plan(
     ls: TeamInboxServer, p: AnswerPlanParams, target: Callable[[], Target]
 ) -> AnswerPlanResult:
     """Answer as the format allows; `target` (run on the state thread): plan_target's."""
+    await ls.rescan()  # as the files are now: an answer written a moment ago counts
     r, member, rid, fmt, done = await ls.in_state(target)
     effect: PlanEffect
     if get(fmt).plan_answer == "ask_lead":
