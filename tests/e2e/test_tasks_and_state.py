@@ -435,7 +435,9 @@ async def test_asking_the_lead_quotes_the_teammates_values_as_data(
     )
     assert (res["effect"], res["member"], res["requestId"]) == ("asked_lead", "researcher", FORGED)
     [asked] = [e for e in json.loads(lead.read_bytes()) if e["from"] == "user"]
-    assert asked["text"] == res["text"] and asked["summary"] == "please approve a teammate's plan"
+    assert (
+        asked["text"] == res["text"] and asked["summary"] == "please approve the plan of a teammate"
+    )
     check_ask_lead(asked["text"], "researcher", FORGED, True, "Go.\nTest it.")
 
 

@@ -58,7 +58,7 @@ PLANNER_GO = "PLANNER-GOT-APPROVAL"
 PLAN_PATH = re.compile(
     r"(?:create your plan at|plan file already exists at|No plan file found at) (\S+?\.md)"
 )
-RID = re.compile(r"plan approval request (\S+)\)")
+RID = re.compile(r"plan approval request's id: \"([^\"]+)\"")
 
 
 def has_results(req: Request) -> bool:
@@ -132,7 +132,7 @@ def make_script() -> Script:
             Rule("t-get", "lead", "PERSON-CHECK-TASKS", call("TaskGet", {"taskId": "1"})),
             Rule("t-list", "lead", has_results, call("TaskList", {}), after=("t-get",)),
             Rule("t-checked", "lead", has_results, say(LEAD_CHECKED), after=("t-list",)),
-            Rule("t-approve", "lead", "Please APPROVE the plan of planner", approve),
+            Rule("t-approve", "lead", "Please APPROVE a teammate's plan", approve),
             Rule("t-approved", "lead", has_results, say(LEAD_APPROVED), after=("t-approve",)),
             # --- planner, in plan mode
             Rule("p-write", "planner", "PLANNER-TASK", write_plan),
@@ -502,7 +502,7 @@ def test_asking_the_lead(board: Board) -> None:
     # what the lead's model was given: the person's words, flagged unverified on 2.1.332
     shown = board.fired("t-approve").last_user
     verified = ' verified="false"' if board.version != "2.1.197" else ""
-    summary = "please approve a teammate's plan"
+    summary = "please approve the plan of a teammate"
     assert f'<teammate-message teammate_id="user" summary="{summary}"{verified}>' in shown, shown
     assert rid in shown and '"approve":true' in shown
     # the lead's SendMessage is accepted; its response is in planner's inbox, from the lead

@@ -83,7 +83,7 @@ async def answer_plan(
         verdict = "approve" if p.approved else "reject"
 
         def write() -> Any:  # the summary in our words alone: Claude Code puts it in a tag
-            return sending.send(r, to, text, summary=f"please {verdict} a teammate's plan")
+            return sending.send(r, to, text, summary=f"please {verdict} the plan of a teammate")
 
         note = "Claude Code takes a plan approval only from its lead: the lead was asked"
     elif get(fmt).plan_answer == "frame":
