@@ -67,6 +67,8 @@ export interface Message {
   fromName: string | null;
   /** in an agent's inbox: waiting | delivered | read */
   delivery: string | null;
+  /** from its sender's transcript: pruned before the file was read */
+  recovered: boolean;
   /** how it reads (render.description) */
   description: Description;
 }

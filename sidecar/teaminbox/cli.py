@@ -180,6 +180,7 @@ def _show_message(msg: Message, r: Roster) -> None:
     """A header line, then a frame as the server describes it (its line, then its fields)
     or the text as written."""
     state = "archived" if msg.archived else "read" if msg.read else "UNREAD"
+    state += ", recovered from its sender's transcript" if msg.recovered else ""
     who = f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"
     _say(f"{msg.id}  {msg.timestamp}  {who}  ({msg.type}, {state})")
     said = description(msg)

@@ -238,6 +238,16 @@ def _private(path: str, *, mine: bool) -> None:
             log.warning("%s: cannot make it private: %s", path, err)
 
 
+def _recovered(body: bytes) -> bool:
+    """A row `archive_missing` rebuilt from a transcript (`recovered`), not read from a file."""
+    if b'"recovered":true' not in body:
+        return False
+    try:
+        return orjson.loads(body).get("recovered") is True
+    except (orjson.JSONDecodeError, AttributeError):
+        return False
+
+
 class NotAHistory(Exception):
     """History(strict=True): the path holds something else, or cannot be opened."""
 
@@ -558,13 +568,19 @@ class History:
         """Insert one message's row; True if it is new to the archive. An id the archive
         holds with other words (a peer regenerating ids, an agent reusing one on purpose)
         never overwrites them: the archived one keeps its words (and the seen mark) under
-        an id of its own, `<id>~<n>`, and the new one is archived beside it."""
+        an id of its own, `<id>~<n>`, and the new one is archived beside it. A message
+        rebuilt from a transcript (`archive_missing`) gives way to its entry, same sender and
+        text, when a file shows it after all."""
         id_k = row[2]
         old = self.db.execute(
-            "SELECT rowid, ts, sender, summary, text, gone_at FROM messages"
+            "SELECT rowid, ts, sender, summary, text, gone_at, body FROM messages"
             " WHERE team=? AND inbox=? AND id=?",
             (team_k, inbox_k, id_k),
         ).fetchone()
+        if old is not None and (old[2], old[4]) == (row[4], row[6]) and _recovered(old[6]):
+            # rebuilt from a transcript (its time is the transcript's): the entry replaces it
+            self.db.execute("DELETE FROM messages WHERE rowid=?", (old[0],))
+            old = None
         if old is None:
             self.db.execute(
                 "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
@@ -940,6 +956,29 @@ class History:
                 self._behind_new.add(key)
                 fresh.append(m)
         return fresh
+
+    def archive_missing(self, team: str, inbox: str, added: Iterable[Message]) -> list[Message]:
+        """Archive messages known from elsewhere than their file (a transcript), each only
+        when the inbox's history holds no message of its id: one it holds keeps its words.
+        Returns those archived ([] while the history cannot be written)."""
+        now = time.time()
+        team_k, inbox_k = _key(team), _key(inbox)
+        rows = [(m, _row(team_k, inbox_k, m, now)) for m in added]
+        inserted: list[Message] = []
+
+        def write() -> None:
+            inserted.clear()
+            for m, row in rows:
+                cur = self.db.execute(
+                    "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
+                    " first_seen, gone_at) VALUES (?,?,?,?,?,?,?,?,?,?)"
+                    " ON CONFLICT(team, inbox, id) DO NOTHING",
+                    (*row, now),
+                )
+                if cur.rowcount == 1:
+                    inserted.append(m)
+
+        return inserted if self._write(write, len(rows)) else []
 
     def _holds(self, team_k: str | bytes, inbox_k: str | bytes, row: tuple[Any, ...]) -> bool:
         old = self.db.execute(

@@ -93,6 +93,7 @@ class Message:
     seen: bool = False
     from_name: str | None = None  # the sender's member name, whichever spelling `from` used
     delivery: str | None = None  # in an agent's inbox: waiting | delivered | read
+    recovered: bool = False  # from its sender's transcript: pruned before the file was read
     description: Description = _DESCRIBED_AS_IT_LEAVES  # how it reads (render.description)
 
 

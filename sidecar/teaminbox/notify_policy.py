@@ -12,7 +12,8 @@ The levels (`notify`, the `teamInbox.notifications` setting), each including the
   by default: off, only the answers above).
 - `all`: also every protocol frame in the person's own inbox.
 Never: what the person wrote (it starts a wait on the recipient instead), a message already
-read, anything in the first look at an inbox (a baseline, not news), and frames elsewhere.
+read, anything in the first look at an inbox (a baseline, not news), a message recovered from
+a transcript (its entry was pruned before it was read: old news), and frames elsewhere.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def decide(
         if member is not None and not member.owned:
             now |= {(r.team.id, member.name)}
         return Decision(False, now)
-    if opts.notify == "off" or msg.read or (change.initial and not change.known_before):
+    if opts.notify == "off" or msg.read or msg.recovered:
+        return Decision(False, now)
+    if change.initial and not change.known_before:
         return Decision(False, now)
     waited = (r.team.id, sender) in now
     answer = waited and is_answer_frame(msg)

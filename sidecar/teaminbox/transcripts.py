@@ -10,8 +10,9 @@ Claude Code appends one JSON object a line to
 Each file is followed from the byte offset last read; a last line without its newline
 is not there yet, a line that does not parse is skipped, a line over MAX_LINE is skipped
 without being buffered, and a file that is not a regular file is never opened (a FIFO
-would block). Nothing here writes. What is kept: answers, timestamps and token counts
-(and each member's latest words, in memory only).
+would block). Nothing here writes. What is kept: answers, what each `SendMessage` call
+wrote (transcript_sends), timestamps and token counts (and each member's latest words, in
+memory only).
 
 A person's message to the lead is a `user` row holding
 `<teammate-message teammate_id="user" ...>` (Claude Code 2.1.197 puts several such blocks
@@ -35,6 +36,7 @@ import orjson
 
 from .model import Activity, TokenUse, converter
 from .timestamps import epoch
+from .transcript_sends import SendLog, Sent
 
 MAX_LINE = 8 * 1024 * 1024  # a longer line is skipped (never buffered whole)
 MAX_FILE = 1024 * 1024 * 1024  # a transcript past this is not followed (a sparse file...)
@@ -206,6 +208,7 @@ class Stats:
         self.cwd: str | None = None
         self.awaiting = False  # the person wrote; no answer yet
         self.answers: list[Answer] = []  # found since last taken
+        self.sends = SendLog()  # what its SendMessage calls wrote
         self.rows = 0  # rows interpreted
 
     def feed(self, lines: list[bytes]) -> None:
@@ -216,10 +219,17 @@ class Stats:
                 row = _parse(line)
                 if row is not None and row.get("type") == "assistant":
                     self._assistant(row)
-            elif person and b"teammate-message" in line and b'"type":"user"' in line:
-                row = _parse(line)
+                    if b'"SendMessage"' in line:
+                        self.sends.assistant(row)
+            elif b'"type":"user"' in line:
+                asked = person and b"teammate-message" in line
+                sent = b"msg_id" in line  # a send's result (in its text too, as \"msg_id\")
+                row = _parse(line) if asked or sent else None
                 if row is not None and row.get("type") == "user":
-                    self._user(row)
+                    if asked:
+                        self._user(row)
+                    if sent:
+                        self.sends.user(row)
         # The last row's time, whatever its kind (attachments, tool results, system rows).
         for line in reversed(lines[-16:]):
             if b'"timestamp":' in line:
@@ -483,8 +493,10 @@ class Transcript:
         if self.tail.restarted:
             self.tail.restarted = False
             answers = self.stats.answers  # found already: kept (their ids are stable)
+            sends = self.stats.sends.found
             self.stats = Stats(self.person)
             self.stats.answers = answers
+            self.stats.sends.found = sends
 
 
 # --- where a session's files are ----------------------------------------------------------
@@ -704,6 +716,25 @@ class Session:
 
     def take_answers(self) -> list[Answer]:
         return self.lead_file.stats.take_answers() if self.lead_file else []
+
+    def take_sends(self) -> list[Sent]:
+        """What the lead's and this team's teammates' SendMessage calls wrote since last
+        taken, each with its sender: the one its result names, else the lead or the name in
+        the file's meta.json. A file whose meta.json is not there yet keeps its sends until
+        it is; those of another team's teammate, or of the lead's own subagents, are dropped."""
+        lead = self.lead or "team-lead"
+        out: list[Sent] = []
+        for t in self.files():
+            if t is self.lead_file:
+                owner: str | None = lead
+            elif t.path in self.owners:
+                owner = self.owners[t.path]
+            else:
+                continue
+            sends = t.stats.sends.take()
+            if owner is not None:
+                out += [s if s.sender else attrs.evolve(s, sender=owner) for s in sends]
+        return out
 
     def activity(
         self, prices: Mapping[str, Price] = PRICES, now: float | None = None

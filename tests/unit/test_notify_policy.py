@@ -49,6 +49,7 @@ class Case:
     waited: bool = False  # the person wrote to `sender` before
     initial: bool = False  # in the first look at this inbox in this process...
     known_before: bool = True  # ...of an inbox the history knew (a restart's catch-up)
+    recovered: bool = False  # rebuilt from its sender's transcript: its entry pruned unread
 
     def run(self, rosters: dict[str, Roster], level: str, lead_traffic: bool = True) -> bool:
         r = rosters[self.team]
@@ -65,6 +66,7 @@ class Case:
             timestamp="2026-11-30T10:00:00.000Z",
             read=self.read,
             structured=frame,
+            recovered=self.recovered,
         )
         change = Change(
             r.team.id, self.inbox, InboxDiff([msg]), 1, 1, self.initial, self.known_before
@@ -125,6 +127,14 @@ TABLE: dict[str, tuple[Case, set[str]]] = {
     "a restart's catch-up (the history knew the inbox)": (
         Case("user", "researcher", initial=True, known_before=True),
         {"replies", "messages", "all"},
+    ),
+    "recovered from a transcript: a teammate's text in the own inbox": (
+        Case("user", "researcher", recovered=True),
+        set(),
+    ),
+    "recovered from a transcript: a teammate's text to the lead after the person wrote": (
+        Case("team-lead", "researcher", waited=True, recovered=True),
+        set(),
     ),
     "a message the person wrote, to a teammate": (Case("researcher", "user"), set()),
     "a message the person wrote, to its own inbox": (Case("user", "user"), set()),

@@ -12,6 +12,13 @@ activity and token use. teaminbox.transcripts reads the files; this package deci
   (so notify fires `teamInbox/replied` for it, once across restarts); the team's activity
   is kept for the `teams` answers (a tracker hook) and `teamInbox/activity` is sent at
   most once a second a team.
+- Each `SendMessage` a pass reads (the lead's and each teammate's, with the entry's
+  `msg_id` from its result) is handed to the state thread, SENDS_A_STEP at a time: one the
+  history lacks under that id in the recipient's inbox is archived as the entry it wrote,
+  `recovered` (Claude Code pruned it before the sidecar read the file) and published as an
+  added message, never a toast. The first pass after a start reads each file from its
+  start, and every pass after it what was appended: what was sent while the sidecar was
+  stopped or slow, or closed while the team lived on, is caught up.
 - A team that ends is read to its end once more, its activity saved in the history
   (timestamps and token counts) and no longer followed; so is one that ended while the
   sidecar was away (the transcripts outlive the team folder).
@@ -19,7 +26,8 @@ activity and token use. teaminbox.transcripts reads the files; this package deci
 
 The package, a file a job: `feature.py` (the Feature: publish, merging a pass, the
 activity notifications, the team hook), `follow.py` (the passes: scheduling, watches,
-reading on a pool thread), `spec.py` (what a team's config says about its session).
+reading on a pool thread), `recover.py` (the sends a pass read, archived as the messages
+they wrote), `spec.py` (what a team's config says about its session).
 """
 
 from __future__ import annotations

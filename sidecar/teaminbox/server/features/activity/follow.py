@@ -1,11 +1,12 @@
 """Following session transcripts: a pass (one at a time, on the event loop) reads each
 followed team's files on a pool thread from their last offsets, and hands what it read
-to the state thread (`merge`); events from watching the session folders, and a poll,
-say when a pass is due."""
+to the state thread (`merge`, then the sends it read to `recover`, a bounded step at a
+time); events from watching the session folders, and a poll, say when a pass is due."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Callable, Mapping
@@ -14,8 +15,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ....tracker import Change, Tracker
+from ....transcript_sends import Sent
 from ....transcripts import Answer, Price, Session, TeamActivity, valid_session_id
 from ...feature import Outgoing
+from .recover import recover
 from .spec import Spec
 
 if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
@@ -26,6 +29,7 @@ COALESCE_SECONDS = 0.02  # events within this are one pass
 PASS_SECONDS = 0.3  # passes start at most this often (a busy transcript: one row in many)
 BUDGET = 16 * 1024 * 1024  # bytes read a pass a team: a big first read is several passes
 FINAL_PASSES = 64  # an ended team's files are read to their end, within this many budgets
+SENDS_A_STEP = 500  # sends recovered in one state-thread step (a first read may hold thousands)
 
 
 @attrs.define
@@ -44,6 +48,7 @@ class Result:
     baseline: bool  # found by the first read of the files (not news unless known before)
     ended: bool
     more: bool
+    sends: list[Sent] = attrs.Factory(list)  # what the SendMessage calls read wrote
 
 
 Merge = Callable[[Tracker, list[Result]], tuple[list[Change], Outgoing]]
@@ -124,6 +129,7 @@ class Follower:
                     await self.server.apply(lambda t: (False, changes))
                 for method, params in out:
                     self.server.notify(method, params)
+                await self._recover(tracker, results)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next event or poll tries again
@@ -134,6 +140,18 @@ class Follower:
         if more:
             self.dirty |= more
             self._schedule(0, paced=False)  # a first read goes on at once
+
+    async def _recover(self, tracker: Tracker, results: list[Result]) -> None:
+        """The sends each team's files showed, archived where the history lacks them, each
+        step's recovered messages handed to the publishers (views update; no toast)."""
+        for res in results:
+            for i in range(0, len(res.sends), SENDS_A_STEP):
+                chunk = res.sends[i : i + SENDS_A_STEP]
+                changes = await self.server.in_state(
+                    functools.partial(recover, tracker, res.spec, chunk)
+                )
+                if changes:
+                    await self.server.apply(functools.partial(_publish, changes))
 
     def _sync_watches(self) -> None:
         """Watch the folders of the teams followed, and only those (the loop, under lock)."""
@@ -210,7 +228,19 @@ class Follower:
         for t in s.files():
             if t.error:
                 log.debug("%s", t.error)
-        return Result(f.spec, s.activity(self.prices()), s.take_answers(), baseline, ended, more)
+        return Result(
+            f.spec,
+            s.activity(self.prices()),
+            s.take_answers(),
+            baseline,
+            ended,
+            more,
+            s.take_sends(),
+        )
+
+
+def _publish(changes: list[Change], tracker: Tracker) -> tuple[bool, list[Change]]:
+    return False, changes
 
 
 def _interesting(path: str) -> bool:
