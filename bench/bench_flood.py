@@ -18,7 +18,7 @@ turn, old and new alternating in one run:
 
     .venv/bin/python bench/bench_flood.py                   # old = main's merge base
     .venv/bin/python bench/bench_flood.py --old 9170ac7 --pairs 3
-    options: --only flood|idle, --no-write (leave RESULTS.md alone), --keep
+    options: --only flood|idle, --no-write (leave runs.md alone), --keep
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from bench_server import Session, machine, pct  # noqa: E402
 from support import listen  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "RESULTS.md"
+RESULTS = REPO / "bench" / "runs.md"
 SECTION = "## Flood and idle (issue 19 item 8)"
 FLOOD_WRITER = REPO / "tests" / "interop" / "node" / "flood_writer.js"
 TICK = os.sysconf("SC_CLK_TCK")

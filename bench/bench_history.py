@@ -22,7 +22,7 @@ Not a test: nothing here asserts a time. A pygls client drives the real
     npm ci --prefix tests/interop                   # once: proper-lockfile@4.1.2, pinned
     .venv/bin/python bench/bench_history.py         # ~10 min (+ ~15 min the first time: generation)
     .venv/bin/python bench/bench_history.py --quick # 100,000 messages / 500 teams, fewer reps
-    options: --no-write (leave RESULTS.md alone), --keep (keep the temp folder),
+    options: --no-write (leave runs.md alone), --keep (keep the temp folder),
              --only capture|history, --regenerate (ignore the cached history)
 """
 

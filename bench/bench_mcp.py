@@ -19,7 +19,7 @@ messages, or with --quick 500 and 100,000), with one live Claude team.
 
     .venv/bin/python bench/bench_mcp.py            # 1,000,000 messages (~15 min to generate once)
     .venv/bin/python bench/bench_mcp.py --quick    # 100,000 messages
-    options: --no-write (leave RESULTS.md alone), --starts N, --passes N, --no-size
+    options: --no-write (leave runs.md alone), --starts N, --passes N, --no-size
 """
 
 from __future__ import annotations

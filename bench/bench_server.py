@@ -13,7 +13,7 @@ subprocess over stdio, as the editor extension does.
 
     .venv/bin/python bench/bench_server.py            # ~5 min
     .venv/bin/python bench/bench_server.py --quick    # ~1 min
-    options: --no-write (leave RESULTS.md alone), --keep (keep the temp folder)
+    options: --no-write (leave runs.md alone), --keep (keep the temp folder)
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _tail(fmt: Any, old: bytes, new: bytes, path: str) -> list[Any] | None:
 
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "RESULTS.md"
+RESULTS = REPO / "bench" / "runs.md"
 SECTION = "## Server (issue 3)"
 SERVER = [sys.executable, "-m", "teaminbox", "serve"]
 CLAUDE = get("claude")
@@ -643,11 +643,11 @@ NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, sa
 
 
 def write_section(text: str, section: str = SECTION) -> None:
-    """Replace `section` of RESULTS.md with `text` (or append it); the other benches use it too.
+    """Replace `section` of runs.md with `text` (or append it); the other benches use it too.
 
     Only the bench's own part is replaced: a `###` write-up under the section whose heading the
     new text does not have (a person's notes on an earlier run) stays, after the new text."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
+    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark runs\n"
     start = old.find(section)
     if start < 0:
         new = old.rstrip() + "\n\n" + text

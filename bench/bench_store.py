@@ -13,7 +13,7 @@
 3. How long it takes to read (parse into messages) those inboxes.
 
 The machine is shared and noisy: quote medians and ratios, not single runs.
-Writes the figures to bench/RESULTS.md, section "Core writer (issue 2)".
+Writes the figures to bench/runs.md, section "Core writer (issue 2)".
 Not a test: nothing here asserts a time.
 """
 
@@ -53,7 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Node package (proper-lockfile@4.1.2) is tests/interop's.
 INTEROP_DIR = os.path.join(os.path.dirname(HERE), "tests", "interop")
 WRITER_JS = os.path.join(HERE, "node_writer.js")
-RESULTS = os.path.join(HERE, "RESULTS.md")
+RESULTS = os.path.join(HERE, "runs.md")
 SECTION = "## Core writer (issue 2)"
 
 TEXT_BYTES = 2500  # + the other fields and indentation: ~2.7 KB per entry, as in the issue
@@ -804,7 +804,7 @@ def write_results(text: str) -> None:
         with open(RESULTS) as f:
             old = f.read()
     except FileNotFoundError:
-        old = "# Benchmarks\n"
+        old = "# Benchmark runs\n"
     start = old.find(SECTION)
     if start < 0:
         new = old.rstrip("\n") + "\n\n" + text
@@ -821,7 +821,7 @@ def write_results(text: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller counts, no 100k inbox")
-    ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
+    ap.add_argument("--no-write", action="store_true", help="do not update bench/runs.md")
     ap.add_argument("--keep", action="store_true", help="keep the temp folder")
     ap.add_argument("--worker", nargs=5, metavar="ARG", help=argparse.SUPPRESS)
     args = ap.parse_args()

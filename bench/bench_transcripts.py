@@ -15,7 +15,7 @@ check that every row's tokens were counted.
 
     .venv/bin/python bench/bench_transcripts.py            # ~4 min: 3 runs of each
     .venv/bin/python bench/bench_transcripts.py --quick    # ~1 min: 1 run each, 10 s
-    options: --no-write (leave RESULTS.md alone), --keep (keep the temp folder),
+    options: --no-write (leave runs.md alone), --keep (keep the temp folder),
              --mb N (transcript size), --seconds S (growth time)
 """
 
@@ -40,7 +40,7 @@ from bench_server import Session, machine, vm, write_section
 from support import listen, widen_start
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "RESULTS.md"
+RESULTS = REPO / "bench" / "runs.md"
 SECTION = "## Transcripts (issue: close the loop with the lead)"
 TEAM = "session-bench0001"
 SID = "be0c0001-0000-4000-8000-000000000001"

@@ -12,7 +12,7 @@ const { claudeTeam, entry } = require('./fixtures');
 const HOME = process.env.HOME;
 const TOOLS = ['list_teams', 'team_status', 'read_messages', 'search_messages', 'needs_attention', 'get_tasks', 'send_message', 'broadcast'];
 const sleep = ms => new Promise(r => setTimeout(r, ms));
-const timings = {}; // tool -> ms of each invokeTool round trip (bench/RESULTS.md)
+const timings = {}; // tool -> ms of each invokeTool round trip (bench/runs.md, "MCP server (issue 22)")
 
 async function poll(what, fn, timeout = 20000) {
   const end = Date.now() + timeout;
@@ -190,7 +190,7 @@ test('a browser window (code-server) raises no OS notification on the server hos
   }
 });
 
-test('invokeTool round trips (measured for bench/RESULTS.md, not asserted)', async () => {
+test('invokeTool round trips (measured for bench/runs.md, not asserted)', async () => {
   for (const tool of ['list_teams', 'read_messages', 'search_messages']) timings[tool] = [];
   for (let i = 0; i < 30; i++) {
     await invoke('list_teams', {});
