@@ -41,6 +41,18 @@ export function applyDelta(page: readonly Message[], d: Delta, owned: boolean, l
     if (i !== undefined) out[i] = withSeen(a, out[i], owned);
     else fresh.push(withSeen(a, undefined, owned));
   }
-  // `added` is in file order (oldest first); the page is newest first
-  return fresh.reverse().concat(out).slice(0, limit);
+  // `added` is in file order (oldest first); the page is newest first. A new message is usually
+  // the newest; one recovered from a transcript may be older than what the page holds: its place
+  // is by time, not on top
+  let page2 = out;
+  for (const m of fresh) page2 = insertByTime(page2, m);
+  return page2.slice(0, limit);
+}
+
+/** `m` placed in a newest-first page before the first message not newer than it (on top when its time is unknown). */
+function insertByTime(page: Message[], m: Message): Message[] {
+  const t = Date.parse(m.timestamp);
+  const at = Number.isNaN(t) ? 0 : page.findIndex(x => !(Date.parse(x.timestamp) > t));
+  const i = at < 0 ? page.length : at;
+  return [...page.slice(0, i), m, ...page.slice(i)];
 }

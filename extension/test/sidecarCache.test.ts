@@ -50,6 +50,22 @@ test("withSeen: the sidecar's seen, and beside it only the tree's own mark in a 
   assert.equal(withSeen(msg({ id: 'x', read: false, seen: true }), undefined, true).seen, true);
 });
 
+test('applyDelta places an older message by its time (one recovered from a transcript), a new one on top', () => {
+  const page = [
+    msg({ id: 'c', timestamp: '2026-02-09T17:00:03Z' }),
+    msg({ id: 'a', timestamp: '2026-02-09T17:00:01Z' }),
+  ];
+  const added = [
+    msg({ id: 'b', timestamp: '2026-02-09T17:00:02Z' }),
+    msg({ id: 'd', timestamp: '2026-02-09T17:00:04Z' }),
+  ];
+  const out = applyDelta(page, { added, removed: [], updated: [] }, true);
+  assert.deepEqual(
+    out.map(m => m.id),
+    ['d', 'c', 'b', 'a'],
+  );
+});
+
 test('applyDelta is idempotent (a delta that crossed a fetch may be applied twice)', () => {
   const d = { added: [msg({ id: 'n' })], removed: ['a'], updated: [msg({ id: 'b', read: true })] };
   const once = applyDelta([msg({ id: 'b' }), msg({ id: 'a' })], d, false);
