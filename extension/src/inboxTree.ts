@@ -46,11 +46,10 @@ const ROOT = '';
 const ATTENTION_ID = 'group:attention';
 const ENDED_ID = 'group:ended';
 /** The badge and the status bar's count follow a change this much later: the window draws the new
- * row first (their repaint, when it came first, held a row up to 30 ms), and a burst moves them once. */
+ * row first (their repaint, when it came first, held the row up), and a burst moves them once. */
 export const AFTER_ROW_MS = 50;
 /** An inbox draws its newest this many messages: VS Code re-renders every row of a refreshed node, so
- * each new message costs ~0.3-0.7 ms a row drawn (bench_ui.py --trace); 10 rows instead of 20 took
- * the row's p50 from 30 to 24 ms. A glance, and the other teams stay in view. */
+ * each row drawn delays the new message's. A glance, and the other teams stay in view. */
 export const SHOWN_FIRST = 10;
 /** "Older messages" shows this many more each time: reading back is quick once asked for. */
 export const SHOWN_STEP = 50;
@@ -599,7 +598,7 @@ function toItem(node: TreeNode, row: Row, state: vscode.TreeItemCollapsibleState
   item.iconPath = new vscode.ThemeIcon(row.icon, row.color ? new vscode.ThemeColor(row.color) : undefined);
   // the state is in the URI, so a changed row gets its new decoration without an event. Only
   // archived rows (dimmed): an unread one shows by its icon, since a decoration on each unread row
-  // cost ~2 ms of every redraw's ~9 ms of rendering (bench_ui.py --trace)
+  // is a large share of every redraw's rendering
   if (row.state === 'archived') {
     item.resourceUri = vscode.Uri.from({
       scheme: ITEM_SCHEME,

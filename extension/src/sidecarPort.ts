@@ -1,5 +1,5 @@
 // What the rest of the extension sees of the sidecar: typed requests and typed events.
-// sidecarClient.ts implements it over vscode-languageclient; unit tests use a fake.
+// sidecarClient.ts implements it over vscode-jsonrpc; unit tests use a fake.
 import type { Event } from './events';
 import type {
   DidChangeParams,

@@ -1,4 +1,4 @@
-"""One odd number from a peer's file never blinds a view (issue 19, item 6).
+"""One odd number from a peer's file never blinds a view.
 
 A file-bus message whose `timestamp` is 1e20 (or -1e20, infinite, 400 digits, a bool) is
 one invalid entry: the other messages of the inbox are shown, and one in milliseconds

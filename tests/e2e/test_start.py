@@ -1,4 +1,4 @@
-"""The fast start (issue 20 item 6): `python -m teaminbox serve` skips the CLI's imports,
+"""The fast start: `python -m teaminbox serve` skips the CLI's imports,
 answers the first messages before pygls is imported (server/router.py) and reuses attrs'
 and cattrs' generated code. Its first answers are the ones the CLI's path gives and the
 ones pygls gives when it serves from the first message (same teams, same states), from

@@ -278,7 +278,7 @@ async def test_states_attention_and_asking_the_lead(client: LanguageClient, tmp_
     )
     assert by_name(p)["helper"]["detail"] == "plan approval"
     # a Claude Code teammate's plan is approved by its lead within a second: shown as
-    # information, not counted as waiting on the person (issue 21)
+    # information, not counted as waiting on the person
     items = await r.wait(
         "teamInbox/attentionChanged",
         lambda p: any(i["kind"] == "plan" for i in p["items"]),

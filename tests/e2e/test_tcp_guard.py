@@ -1,4 +1,4 @@
-"""`serve --tcp` against strangers (issue 19, item 7), on the real server process: a token
+"""`serve --tcp` against strangers, on the real server process: a token
 file others may read is refused (as ssh refuses an unprotected key), an address other
 than loopback needs `--allow-remote`, and a flood of unauthenticated connections that
 half-send a first frame holds little memory while the authenticated client is served.

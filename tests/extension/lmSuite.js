@@ -12,7 +12,7 @@ const { claudeTeam, entry } = require('./fixtures');
 const HOME = process.env.HOME;
 const TOOLS = ['list_teams', 'team_status', 'read_messages', 'search_messages', 'needs_attention', 'get_tasks', 'send_message', 'broadcast'];
 const sleep = ms => new Promise(r => setTimeout(r, ms));
-const timings = {}; // tool -> ms of each invokeTool round trip (bench/runs.md, "MCP server (issue 22)")
+const timings = {}; // tool -> ms of each invokeTool round trip (bench/runs.md, its MCP server section)
 
 async function poll(what, fn, timeout = 20000) {
   const end = Date.now() + timeout;

@@ -1,4 +1,4 @@
-// The team view (issue 21 section 1) in real VS Code (code-server), driven through chromium.
+// The team view in real VS Code (code-server), driven through chromium.
 // Its own teams (tv, tvnote, tvend) beside the fixture's: opened from the tree, the palette and a
 // notification; the thread in time order with frames as cards; a send from the composer (written
 // under the peer's lock, by the sidecar) and a broadcast's per-recipient results; a task's status

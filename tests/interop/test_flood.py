@@ -1,7 +1,7 @@
 """A flood of Claude Code's own writes (proper-lockfile, one locked write a message) into
 50 person's inboxes while a client keeps asking: nothing is lost, each reply is notified
-once, and the requests are answered all through the flood, not after it (issue 19 item 8:
-each `teams` rescanned every team behind the flood's whole backlog on the state thread)."""
+once, and the requests are answered all through the flood, not after it (a `teams` must
+not rescan every team behind the flood's whole backlog on the state thread)."""
 
 from __future__ import annotations
 

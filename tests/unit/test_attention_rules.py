@@ -1,4 +1,4 @@
-"""What counts as "needs you" (issue 21, section 2), as a table: real team folders, a real
+"""What counts as "needs you", as a table: real team folders, a real
 Tracker and History, the Attention feature's own derivation.
 
 Counts, each with its action: a plan approval that really waits on the person

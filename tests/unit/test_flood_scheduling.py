@@ -1,4 +1,4 @@
-"""How the server schedules a flood's work (issue 19 item 8): hints held while a flush runs
+"""How the server schedules a flood's work: hints held while a flush runs
 become one flush, requests' jobs go before the watch's on the state thread, and inotify's
 queue overflow asks for a full rescan."""
 

@@ -1,4 +1,4 @@
-"""No write follows a symbolic link inside a team (issue 19, item 4).
+"""No write follows a symbolic link inside a team.
 
 A cloned repository can ship `.team/inbox/bob -> ~/.config/autostart`; a send to bob
 must not put a file there. Every write (send, broadcast, mark read, discard, repair,

@@ -1,5 +1,5 @@
 """`timestamps.epoch`: the one way a time from a peer's file becomes a number. It never
-raises, and whatever it returns can be formatted (issue 19, item 6)."""
+raises, and whatever it returns can be formatted."""
 
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ def test_lead_answer_from_the_transcript(cc: CcRun) -> None:
     `from: "team-lead"`, `to: "user"`, `type: "message"`, `text:
     "LEAD-ANSWER-PERSON-1"`, the transcript row's `timestamp`; `teamInbox/replied`
     fires once for it; `teamInbox/search` finds it. Where the server carries token
-    counts (issue 13) they are the row's `message.usage` (`input_tokens`,
+    counts they are the row's `message.usage` (`input_tokens`,
     `output_tokens`), expected in `payload.usage`.
     """
     cc.require_server()

@@ -1,4 +1,4 @@
-"""The real Claude Code CLI as an MCP client of `teaminbox mcp` (issue 22).
+"""The real Claude Code CLI as an MCP client of `teaminbox mcp`.
 
 Claude Code 2.1.332 starts `teaminbox mcp --read-only` itself from `--mcp-config`, on the
 session's scratch HOME with its own history file. The lead spawns helper; helper messages

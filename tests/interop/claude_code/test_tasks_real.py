@@ -467,7 +467,7 @@ def test_a_real_plan_request_is_approved_by_the_leads_own_runtime(board: Board) 
         for p in board.notifications["teamInbox/attentionChanged"]
     ]
     assert True in seen and seen[-1] is False, seen
-    # the lead approves it by itself: shown as information, not counted (issue 21)
+    # the lead approves it by itself: shown as information, not counted
     plans = [
         i
         for p in board.notifications["teamInbox/attentionChanged"]

@@ -18,7 +18,7 @@ from ...protocol import (
 )
 from ..feature import Feature
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 

@@ -11,7 +11,7 @@ from ...model import Member, Message
 from ...protocol import CompactParams, CompactResult, DoctorResult, Empty
 from ..feature import Feature
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 

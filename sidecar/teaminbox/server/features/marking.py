@@ -8,7 +8,7 @@ from ... import marking
 from ...protocol import DiscardParams, Marked, MarkParams
 from ..feature import Feature
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 

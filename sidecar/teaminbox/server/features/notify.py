@@ -12,7 +12,7 @@ from ...protocol import DidChangeParams, RepliedParams, UnreadParams
 from ...tracker import Change, Tracker, dress
 from ..feature import Feature, Outgoing
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 

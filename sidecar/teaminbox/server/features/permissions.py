@@ -48,7 +48,7 @@ from ...termtext import visible
 from ...transcripts import default_claude_dir
 from ..feature import Feature
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")

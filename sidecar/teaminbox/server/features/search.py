@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ...protocol import MessagesOnly, SearchParams
 from ..feature import Feature
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 

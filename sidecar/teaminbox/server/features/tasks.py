@@ -22,7 +22,7 @@ from ...tasks import NoTaskBoard, TaskBoard
 from ...tracker import Change, Tracker
 from ..feature import Feature, Outgoing
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
 
 

@@ -21,7 +21,7 @@ from ...feature import Feature, Outgoing
 from .follow import Follower, Result
 from .spec import Spec, answer_message, spec_of
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ...core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")

@@ -21,7 +21,7 @@ from ...feature import Outgoing
 from .recover import recover
 from .spec import Spec
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ...core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")

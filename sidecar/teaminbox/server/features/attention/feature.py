@@ -30,7 +30,7 @@ from .dismissals import Dismissals, dismissed_path
 from .unread import InboxScans
 from .views import RECENT, TeamView, same
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ...core import TeamInboxServer
 
 FULL_EVERY = 1.0  # seconds: every team re-derived at least this often (time moves on)

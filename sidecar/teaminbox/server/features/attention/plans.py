@@ -17,7 +17,7 @@ from ....protocol import AnswerPlanParams, AnswerPlanResult, PlanEffect
 from ....tracker import Tracker
 from .views import owner_of
 
-if TYPE_CHECKING:  # the engine and features load without pygls (issue 20 item 6)
+if TYPE_CHECKING:  # the engine and features load without pygls
     from ...core import TeamInboxServer
 
 # (roster, member, request id, format, who answered it already)
