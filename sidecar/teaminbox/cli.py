@@ -28,7 +28,8 @@ from .jsonio import dumps_any, dumps_indented
 from .locks import DEFAULT_TIMEOUT
 from .model import Member, Message, Team
 from .render import description, plural, wire_converter
-from .store import MAX_MESSAGE_BYTES, messages, read
+from .sending import MAX_MESSAGE_BYTES
+from .store import messages, read
 from .tasks import Boards
 from .termtext import json_text, visible
 

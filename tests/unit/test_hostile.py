@@ -24,13 +24,14 @@ from typing import Any
 import pytest
 
 from support.world import Teams
-from teaminbox import fileio, store
-from teaminbox.errors import CorruptInbox, LockTimeout, NotRegularFile
+from teaminbox import fileio, sending, store
+from teaminbox.errors import CorruptInbox, LockTimeout, NotRegularFile, TooLarge
 from teaminbox.formats.claude import CLAUDE, ensure_claude_inbox
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
 from teaminbox.history import History
 from teaminbox.jsonio import dumps_indented, js_order, loads
 from teaminbox.locks import DirLock, ExclFileLock, track_temp, untrack_temp
+from teaminbox.store import temps
 
 GOOD = {"from": "a", "text": "hello", "timestamp": "2026-01-01T00:00:00Z"}
 
@@ -130,7 +131,7 @@ def test_read_regular_limit_and_missing(tmp_path: Path) -> None:
     assert fileio.read_regular(str(p)) is None
     p.write_bytes(b"x" * 100)
     assert fileio.read_regular(str(p), limit=100) == b"x" * 100
-    with pytest.raises(store.TooLarge):
+    with pytest.raises(TooLarge):
         fileio.read_regular(str(p), limit=99)
 
 
@@ -268,7 +269,7 @@ def test_file_with_lone_surrogate_round_trips_on_append(tmp_path: Path, fmt: Any
     full = json.loads(after)
     assert (full if fmt is CLAUDE else full["messages"])[-1] == new
     assert store.read(fmt, str(p)).entries[0]["text"] == entry["text"]
-    store.check_size(entry["text"], "\udfff")
+    sending.check_size(entry["text"], "\udfff")
 
 
 def test_history_keeps_lone_surrogates_and_deep_entries(tmp_path: Path) -> None:
@@ -585,14 +586,14 @@ def test_dead_temp_files_are_removed_on_next_write(tmp_path: Path) -> None:
     backdate(other, 120)
     track_temp(str(mine))
     try:
-        listed = store.dead_temp_files(str(tmp_path))
+        listed = temps.dead_temp_files(str(tmp_path))
         assert listed == sorted(str(d) for d in [*dead, other])
         store.append(CLAUDE, str(p), [GOOD])
         left = sorted(x.name for x in tmp_path.iterdir())
         assert left == sorted(["x.json", young.name, mine.name, other.name])
     finally:
         untrack_temp(str(mine))
-    assert store.dead_temp_files(str(tmp_path)) == sorted([str(mine), str(other)])
+    assert temps.dead_temp_files(str(tmp_path)) == sorted([str(mine), str(other)])
 
 
 def test_temp_of_a_live_writer_is_kept(tmp_path: Path) -> None:
@@ -601,11 +602,11 @@ def test_temp_of_a_live_writer_is_kept(tmp_path: Path) -> None:
         time.sleep(0.2)
         t = tmp_path / f".x.json.{sleeper.pid}.00000003{fileio.TEMP_SUFFIX}"
         t.write_bytes(b"z")
-        assert store.dead_temp_files(str(tmp_path), min_age=0) == []
+        assert temps.dead_temp_files(str(tmp_path), min_age=0) == []
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert store.dead_temp_files(str(tmp_path), min_age=0) == [str(t)]
+    assert temps.dead_temp_files(str(tmp_path), min_age=0) == [str(t)]
 
 
 def test_dead_temp_of_a_reused_pid(tmp_path: Path) -> None:
@@ -616,7 +617,7 @@ def test_dead_temp_of_a_reused_pid(tmp_path: Path) -> None:
         t = tmp_path / f".x.json.{sleeper.pid}.00000002{fileio.TEMP_SUFFIX}"
         t.write_bytes(b"z")
         backdate(t, 3600)  # written an hour before that process started
-        assert store.dead_temp_files(str(tmp_path)) == [str(t)]
+        assert temps.dead_temp_files(str(tmp_path)) == [str(t)]
     finally:
         sleeper.kill()
         sleeper.wait()
