@@ -196,13 +196,30 @@ class HoldClock:
         orig_verify = PeerLock.verify
         # Under the lock the store re-reads the file (`_read_bytes`), or (later stores) only
         # checks that it is still the file it read (`_unchanged`) and re-reads it if not.
-        read_name = "_read_bytes" if hasattr(store, "_read_bytes") else "_unchanged"
-        orig_read = getattr(store, read_name)
-        orig_parse = store.parse
-        orig_write = store._write_temp
-        orig_commit = store._commit
-        orig_fsync = store._fsync_dir
-        orig_check = store._verify
+        # The write's helpers are looked up where it calls them: store/write.py and
+        # store/commit.py, or (an old build) the one store.py under private names.
+        try:
+            from teaminbox.store import commit as at_commit
+            from teaminbox.store import write as at_write
+        except ImportError:
+            at_commit = at_write = store
+        old = at_write is store
+        read_name = (
+            ("_read_bytes" if hasattr(store, "_read_bytes") else "_unchanged")
+            if old
+            else "unchanged"
+        )
+        write_name, commit_name, fsync_name = (
+            ("_write_temp", "_commit", "_fsync_dir")
+            if old
+            else ("write_temp", "commit", "fsync_dir")
+        )
+        orig_read = getattr(at_write, read_name)
+        orig_parse = at_write.parse
+        orig_write = getattr(at_write, write_name)
+        orig_commit = getattr(at_write, commit_name)
+        orig_fsync = getattr(at_commit, fsync_name)
+        orig_check = at_commit._verify
 
         def create(self: DirLock) -> None:
             orig_create(self)
@@ -255,12 +272,14 @@ class HoldClock:
         DirLock._remove = remove  # type: ignore[method-assign]
         PeerLock.release = release  # type: ignore[method-assign]
         PeerLock.verify = verify  # type: ignore[method-assign]
-        setattr(store, read_name, read_bytes)
-        store.parse = parse
-        store._write_temp = write_temp
-        store._commit = commit
-        store._fsync_dir = fsync_dir
-        store._verify = check
+        setattr(at_write, read_name, read_bytes)
+        if not old:  # the commit checks the file again right before its swap
+            setattr(at_commit, read_name, read_bytes)
+        at_write.parse = parse
+        setattr(at_write, write_name, write_temp)
+        setattr(at_write, commit_name, commit)
+        setattr(at_commit, fsync_name, fsync_dir)
+        at_commit._verify = check
 
     def _finish(self) -> None:
         m = self._marks

@@ -3,6 +3,8 @@ not from this file: tests/e2e has a conftest.py of its own)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +25,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def teams(home: Path) -> Teams:
     return make_teams(home)
+
+
+@pytest.fixture
+def umask022() -> Iterator[None]:
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)

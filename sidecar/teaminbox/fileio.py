@@ -13,6 +13,7 @@ import os
 import re
 import secrets
 import stat
+import time
 
 from .errors import NotRegularFile, TooLarge
 from .safeio import makedirs, refuse_links, refused
@@ -157,6 +158,12 @@ def temp_path(path: str) -> str:
         os.path.dirname(path),
         f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}",
     )
+
+
+def backup_path(path: str) -> str:
+    """Beside the file, for bytes that must not be lost: `<path>.corrupt-<time>-<rand>`."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    return f"{path}.corrupt-{stamp}-{secrets.token_hex(2)}"
 
 
 def write_temp(tmp: str, data: bytes, mode: int | None = None) -> int:

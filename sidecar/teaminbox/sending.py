@@ -7,18 +7,27 @@ from typing import Any
 import orjson
 
 from .discovery import BROADCAST, Roster
-from .errors import InvalidParams, TeamInboxError, check_name
+from .errors import InvalidParams, TeamInboxError, TooLarge, check_name
 from .formats import registry
 from .locks import DEFAULT_TIMEOUT
 from .model import SendResult
-from .store import check_size, deliver
+from .store import deliver
 
 PERSON = "user"
+MAX_MESSAGE_BYTES = 1024 * 1024
 
 
 def colors() -> list[str]:
     """Every colour a format lets a sender take, in the formats' order."""
     return list(dict.fromkeys(c for f in registry().values() for c in f.colors))
+
+
+def check_size(text: str, *others: str | None) -> None:
+    size = len(text.encode("utf-8", "surrogatepass")) + sum(
+        len(o.encode("utf-8", "surrogatepass")) for o in others if o
+    )
+    if size > MAX_MESSAGE_BYTES:
+        raise TooLarge(f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
 
 
 def check_message(

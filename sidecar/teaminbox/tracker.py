@@ -15,7 +15,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from collections.abc import Set as AbstractSet
 from typing import Any
 
 import attrs
@@ -33,6 +32,7 @@ from .discovery import (
     roster,
     scan_key,
 )
+from .dress import dress
 from .errors import (
     CorruptInbox,
     InvalidParams,
@@ -42,64 +42,16 @@ from .errors import (
     UnknownTeam,
     error_for,
 )
-from .formats import InboxFormat
 from .history import History
+from .inbox_state import InboxState
 from .model import Member, Message, Problem, Team, converter
 from .protocol import ForgetResult
-from .rows import Prefix, Rows, grow_rows, load_rows, steady_malloc
+from .rows import Rows, grow_rows, load_rows, steady_malloc
 from .tasks import Boards
 
 log = logging.getLogger("teaminbox")
 CONFIG_GRACE = 1.0  # Claude Code writes config.json in place: a torn read is not corruption
 ENDED_LISTED = 50  # ended teams in a `teams` answer, most recent first
-
-
-@attrs.define
-class InboxState:
-    team: str
-    inbox: str
-    path: str
-    fmt: InboxFormat
-    sig: tuple[int, ...] | None = None
-    rows: Rows = attrs.Factory(Rows)
-    error: Problem | None = None
-    parsed: bool = False  # parsed once in this process: later diffs are against memory
-    loading: bool = False  # a big first load runs elsewhere (Tracker.deferred)
-
-    # (the rows counted, as a Prefix; the seen set they were counted against; the count)
-    _unseen: tuple[Prefix, frozenset[str], int] | None = attrs.field(
-        default=None, init=False, repr=False, eq=False
-    )
-
-    def unseen(self, seen: frozenset[str]) -> int:
-        """Unread entries the person has not seen either. Counted whole only when the seen
-        set or the rows changed other than by an append (10,000 entries: 1.5 ms, every
-        publisher step); otherwise from the last count, the appended entries added."""
-        rows = self.rows
-        memo = self._unseen
-        if memo is not None and memo[1] is seen and rows.extends(memo[0]):
-            start = memo[0].count
-            n = memo[2]
-            if len(rows) > start:
-                n += _count_unseen(rows, seen, start)
-        else:
-            n = _count_unseen(rows, seen, 0)
-        # `extends` compares the read flags and ids themselves: a rewrite, a flag changed
-        # in place or a reload can never pass for the rows counted
-        self._unseen = (rows.prefix(), seen, n)
-        return n
-
-
-def _count_unseen(rows: Rows, seen: frozenset[str], start: int) -> int:
-    """Unread and unseen among rows[start:]."""
-    unread = rows.read.count(0, start)
-    if not seen or not unread:
-        return unread
-    return sum(
-        1
-        for i, r in zip(rows.iter_ids(start), rows.read[start:], strict=True)
-        if not r and i not in seen
-    )
 
 
 @attrs.define
@@ -124,29 +76,6 @@ def _by_ts(m: Message) -> str:
 def _naming(r: Roster) -> str:
     name = r.team.config.get("name") if r.team.config else None
     return repr((name, sorted(r.info.items())))
-
-
-def delivery_of(m: Message, member: Member | None) -> str | None:
-    """In an inbox an agent consumes: still waiting in the file, or taken (pruned) by it."""
-    if member is None or not member.consumed:
-        return None
-    if m.archived:
-        return "delivered"
-    return "read" if m.read else "waiting"
-
-
-def dress(
-    msgs: Iterable[Message], r: Roster | None, member: Member | None, seen: AbstractSet[str]
-) -> None:
-    """What the sidecar says of a message beyond its file, one rule for every path (a
-    page, the conversation, an ended team, a pushed change): the sender by name; seen
-    when the person saw it here (`seen`: the history's marks) or, in the person's own
-    inbox, when it is read; how far its delivery went."""
-    owned = member is not None and member.owned
-    for m in msgs:
-        m.from_name = r.name_of(m.from_) if r else m.from_
-        m.seen = m.id in seen or (owned and m.read)
-        m.delivery = delivery_of(m, member)
 
 
 class Tracker:

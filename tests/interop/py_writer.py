@@ -13,9 +13,10 @@ import itertools
 import sys
 import time
 
-from teaminbox import sending, store
+from teaminbox import sending
 from teaminbox.discovery import Settings, default_roots, resolve_team, roster
 from teaminbox.errors import TeamInboxError
+from teaminbox.store import write
 
 
 def main() -> int:
@@ -26,13 +27,13 @@ def main() -> int:
     p.add_argument("--slow-commit", type=float, default=0.0)
     args = p.parse_args()
     if args.slow_commit:
-        real_commit = store._commit
+        real_commit = write.commit
 
         def slow_commit(*a: object, **kw: object) -> None:
             time.sleep(args.slow_commit)
             real_commit(*a, **kw)  # type: ignore[arg-type]
 
-        store._commit = slow_commit  # type: ignore[assignment]
+        write.commit = slow_commit  # type: ignore[assignment]
     settings = Settings(roots=default_roots({"HOME": args.home}))
     count = int(args.count)
     for i in range(count) if count >= 0 else itertools.count():

@@ -23,7 +23,7 @@ from support.node import NODE_DIR, node_exe, parse_log
 from support.world import CODER_ID, Teams
 from teaminbox import fileio
 
-# Pause points for code that predates the hook in store.py: wrap PeerLock.acquire and
+# Pause points for code that predates the hook in store/commit.py: wrap PeerLock.acquire and
 # os.rename. Then either the CLI (argv) or, with SERVER=1, an asyncio loop that sends
 # from a worker thread, as the JSON-RPC server does.
 PRELUDE = """
@@ -37,7 +37,11 @@ if os.environ.get("THEIR_HANDLER"):
 from teaminbox import fileio, locks, store
 def stop():
     os.kill(os.getpid(), signal.SIGSTOP)
-if not hasattr(store, "_pause_point") and point:
+try:  # the hook: store/commit.py, or store.py before the package
+    from teaminbox.store.commit import pause_point as hooked
+except ImportError:
+    hooked = getattr(store, "_pause_point", None)
+if not hooked and point:
     real_rename, real_acquire = os.rename, locks.PeerLock.acquire
     def rename(src, dst, *a, **k):
         if str(src).endswith(fileio.TEMP_SUFFIX) and point == "before_rename":

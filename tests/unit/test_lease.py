@@ -1,7 +1,7 @@
 """The lease: a writer paused with the lock held must not lose a peer's message, nor
 report a failure for a message that is in the file.
 
-A writer is paused (SIGSTOP, via the TEAMINBOX_TEST_PAUSE_AT hook in store.py) at
+A writer is paused (SIGSTOP, via the TEAMINBOX_TEST_PAUSE_AT hook in store/commit.py) at
 a point of its commit; its lock is backdated as if the pause had lasted 11 s;
 a peer (Claude Code's own proper-lockfile writer in Node, PseudoClaude's
 protocol in Node, or a Python peer holding the lock) breaks the now-stale lock
@@ -28,6 +28,8 @@ from teaminbox import store
 from teaminbox.errors import LockLost
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.locks import DirLock, PeerLock
+from teaminbox.store import commit
+from teaminbox.store.merge import merge_entries
 
 NODE_DIR = Path(__file__).resolve().parent.parent / "interop" / "node"
 
@@ -39,7 +41,11 @@ from teaminbox import fileio, locks, store
 point = os.environ.get("TEAMINBOX_TEST_PAUSE_AT")
 def stop():
     os.kill(os.getpid(), signal.SIGSTOP)
-if not hasattr(store, "_pause_point") and point:
+try:  # the hook: store/commit.py, or store.py before the package
+    from teaminbox.store.commit import pause_point as hooked
+except ImportError:
+    hooked = getattr(store, "_pause_point", None)
+if not hooked and point:
     real_rename, real_acquire = os.rename, locks.PeerLock.acquire
     def rename(src, dst, *a, **k):
         if not str(src).endswith(fileio.TEMP_SUFFIX):
@@ -267,18 +273,18 @@ def test_merge_entries() -> None:
     base = [e("a"), e("b"), e("c")]
     theirs = [e("a"), e("b", read=True), e("d")]  # c delivered and pruned, b marked, d added
     ours = [e("a"), e("b"), e("c"), e("ours")]
-    merged = store.merge_entries(base, theirs, ours)
+    merged = merge_entries(base, theirs, ours)
     assert merged == [e("a"), e("b", read=True), e("ours"), e("d")]
-    assert store.merge_entries(base, base, ours) is None
-    assert store.merge_entries(base, theirs, merged) is None  # idempotent
+    assert merge_entries(base, base, ours) is None
+    assert merge_entries(base, theirs, merged) is None  # idempotent
     # our own change to an entry wins over theirs
-    assert store.merge_entries(base, theirs, [e("a", read=True), e("b"), e("c")]) == [
+    assert merge_entries(base, theirs, [e("a", read=True), e("b"), e("c")]) == [
         e("a", read=True),
         e("b", read=True),
         e("d"),
     ]
     # duplicates count by occurrence
-    assert store.merge_entries([e("x")], [e("x"), e("x")], [e("x")]) == [e("x"), e("x")]
+    assert merge_entries([e("x")], [e("x"), e("x")], [e("x")]) == [e("x"), e("x")]
 
 
 def test_exchange_reports_a_displaced_write(tmp_path: Path) -> None:
@@ -287,30 +293,30 @@ def test_exchange_reports_a_displaced_write(tmp_path: Path) -> None:
     p.write_bytes(CLAUDE.serialize([e("a")]))
     fd = os.open(p, os.O_RDONLY)
     try:
-        base = store._file_id(os.fstat(fd))
+        base = commit.file_id(os.fstat(fd))
         peer = tmp_path / "peer"
         peer.write_bytes(CLAUDE.serialize([e("a"), e("peer")]))
         os.rename(peer, p)  # a peer's write between our check and our rename
         tmp = tmp_path / ".x.json.1.00000000.teaminbox-tmp"
         tmp.write_bytes(CLAUDE.serialize([e("a"), e("ours")]))
-        report = store.CommitReport()
-        store._swap(str(tmp), str(p), base, report)
+        report = commit.CommitReport()
+        commit._swap(str(tmp), str(p), base, report)
     finally:
         os.close(fd)
-    if store._renameat2 is None:
+    if commit._renameat2 is None:
         pytest.skip("no renameat2 here: the plain-rename fallback is tested below")
     assert report.displaced is not None and b"peer" in report.displaced
     # a new inbox (no base) that appeared meanwhile is not replaced either
     tmp.write_bytes(CLAUDE.serialize([e("ours")]))
-    with pytest.raises(store._Changed):
-        store._swap(str(tmp), str(p), None, store.CommitReport())
+    with pytest.raises(commit.Changed):
+        commit._swap(str(tmp), str(p), None, commit.CommitReport())
     assert b"ours" in p.read_bytes()  # the exchange put ours there before; untouched now
 
 
 def test_fallback_without_renameat2_refuses_a_changed_inbox(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "_renameat2", None)
+    monkeypatch.setattr(commit, "_renameat2", None)
     p = tmp_path / "x.json"
     p.write_bytes(CLAUDE.serialize([e("a")]))
     store.append(CLAUDE, str(p), [e("b")])
@@ -320,13 +326,13 @@ def test_fallback_without_renameat2_refuses_a_changed_inbox(
     assert texts(p2) == ["new"]
     tmp = tmp_path / ".x.json.1.00000001.teaminbox-tmp"
     tmp.write_bytes(CLAUDE.serialize([e("ours")]))
-    with pytest.raises(store._Changed):
-        store._swap(str(tmp), str(p2), None, store.CommitReport())  # appeared meanwhile
-    base = store._file_id(os.stat(p))
+    with pytest.raises(commit.Changed):
+        commit._swap(str(tmp), str(p2), None, commit.CommitReport())  # appeared meanwhile
+    base = commit.file_id(os.stat(p))
     (tmp_path / "peer").write_bytes(CLAUDE.serialize([e("peer")]))
     os.rename(tmp_path / "peer", p)
-    with pytest.raises(store._Changed):
-        store._swap(str(tmp), str(p), base, store.CommitReport())
+    with pytest.raises(commit.Changed):
+        commit._swap(str(tmp), str(p), base, commit.CommitReport())
     assert texts(p) == ["peer"]
 
 
@@ -341,7 +347,7 @@ def test_window_figures(
     Printed for docs/lease-window.md (pytest -s); the bounds are loose.
     """
     stamps: dict[str, float] = {}
-    real_check, real_swap, real_mine = PeerLock.check_lease, store._swap, PeerLock.is_mine
+    real_check, real_swap, real_mine = PeerLock.check_lease, commit._swap, PeerLock.is_mine
     gaps: dict[str, list[float]] = {"check_to_swap": [], "swap": [], "swap_to_recheck": []}
 
     def check_lease(self: PeerLock) -> None:
@@ -362,11 +368,11 @@ def test_window_figures(
         return real_mine(self)
 
     monkeypatch.setattr(PeerLock, "check_lease", check_lease)
-    monkeypatch.setattr(store, "_swap", swap)
+    monkeypatch.setattr(commit, "_swap", swap)
     monkeypatch.setattr(PeerLock, "is_mine", is_mine)
     out = {}
-    for label, fn in (("exchange", store._renameat2), ("plain rename", None)):
-        monkeypatch.setattr(store, "_renameat2", fn)
+    for label, fn in (("exchange", commit._renameat2), ("plain rename", None)):
+        monkeypatch.setattr(commit, "_renameat2", fn)
         for g in gaps.values():
             g.clear()
         p = tmp_path / f"{label.replace(' ', '_')}.json"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from support.entries import claude_entry
-from teaminbox import store
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.rows import Rows, grow_rows, load_rows
+from teaminbox.store import tail
 
 
 def entry(i: int, read: bool = False, text: str | None = None) -> dict[str, object]:
@@ -149,7 +149,7 @@ def test_the_bytes_path_grows_segmented_rows(tmp_path: Path) -> None:
 
 
 def test_compare_reads_past_its_buffer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store, "COMPARE_BYTES", 7)  # many short reads across pieces
+    monkeypatch.setattr(tail, "COMPARE_BYTES", 7)  # many short reads across pieces
     path = tmp_path / "user.json"
     entries = [entry(i) for i in range(4)]
     rows = fresh(write(path, entries))

@@ -29,6 +29,7 @@ from teaminbox.errors import NotRegularFile
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.filebus import FILEBUS
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
+from teaminbox.store import write as store_write
 
 REFUSAL = "never writes through a link inside a team"
 TASK = {
@@ -295,7 +296,7 @@ def test_a_dangling_link_at_the_inbox_temp_name_is_refused(
     write_json(box, [])
     planted = box.parent / ".user.json.1.0000abcd.teaminbox-tmp"
     planted.symlink_to(outside / "planted")
-    monkeypatch.setattr(store, "temp_path", lambda path: str(planted))
+    monkeypatch.setattr(store_write, "temp_path", lambda path: str(planted))
     before = state(outside)
     entry = claude_entry("user", "hi", "2026-02-09T17:00:00.000Z")
     with pytest.raises(NotRegularFile) as info:

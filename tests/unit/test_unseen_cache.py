@@ -15,7 +15,7 @@ import pytest
 
 from support.entries import claude_entry
 from support.world import CLAUDE_TEAM, Teams, write_json
-from teaminbox import tracker as tracker_module
+from teaminbox import inbox_state
 from teaminbox.history import History
 from teaminbox.rows import Rows
 from teaminbox.tracker import Tracker
@@ -74,13 +74,13 @@ def test_every_kind_of_change(
 ) -> None:
     w = World(teams, tmp_path)
     starts: list[int] = []
-    count = tracker_module._count_unseen
+    count = inbox_state._count_unseen
 
     def spy(rows: Rows, seen: frozenset[str], start: int) -> int:
         starts.append(start)
         return count(rows, seen, start)
 
-    monkeypatch.setattr(tracker_module, "_count_unseen", spy)
+    monkeypatch.setattr(inbox_state, "_count_unseen", spy)
     ids = w.ids()
     unread = [i for i, e in zip(ids, w.entries, strict=True) if not e["read"]]
     assert w.check() == len(unread)

@@ -31,11 +31,12 @@ from ..discovery import Settings, watch_plan, watch_roots
 from ..errors import InvalidParams, TeamInboxError
 from ..formats import registry
 from ..history import History
+from ..inbox_state import InboxState
 from ..model import Message, Team
 from ..protocol import METHODS, InitializationOptions, structure
 from ..render import wire_converter
 from ..rows import Rows, load_rows
-from ..tracker import Change, InboxState, Tracker
+from ..tracker import Change, Tracker
 from ..watch import Debouncer, Hints, RootWatcher
 from .encoder import frame
 from .feature import Feature, NotStarted, Outgoing, feature_name, order

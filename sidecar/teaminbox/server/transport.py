@@ -14,7 +14,7 @@ A stranger costs little: its first frame may be at most AUTH_FRAME bytes (a bigg
 Content-Length, or bytes that are no frame, close the connection), and at most
 MAX_PENDING connections wait to authenticate (the next one closes the oldest). A token
 file that others may read is refused, as ssh refuses such a key; an address other than
-loopback needs `--allow-remote` (`cli.py`, with `loopback_problem`).
+loopback needs `--allow-remote` (`cli/services.py`, with `loopback_problem`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One scripted Claude Code team session per version, shared by every test here.
 
-`cc` (session-scoped, parametrized over harness.VERSIONS) installs the CLI on first
+`cc` (session-scoped, parametrized over install.VERSIONS) installs the CLI on first
 use, starts the real `teaminbox serve` on the scratch HOME, plays scenario.run under a
 pty against the fake API, snapshots the server's history before /exit and after it,
 and hands the tests the recording. It never raises: a failed step becomes
@@ -24,7 +24,11 @@ from typing import Any
 import pytest
 
 from . import scenario
-from .harness import VERSIONS, HarnessError, Request, Session, project_dir_name
+from .api_script import Request
+from .errors import HarnessError
+from .harness import Session
+from .home import project_dir_name
+from .install import VERSIONS
 from .recorder import Entry, Recorder
 from .sidecar_client import ServerView, Sidecar, after_exit, snapshot
 

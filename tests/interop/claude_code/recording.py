@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .harness import project_dir_name
+from .home import project_dir_name
 
 if TYPE_CHECKING:
     from .conftest import CcRun

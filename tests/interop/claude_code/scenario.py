@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .harness import HarnessError, Reply, Request, Rule, Script, Session, call, say
+from .api_script import Reply, Request, Rule, Script, call, say
+from .errors import HarnessError
+from .harness import Session
 
 PROMPT = "SCENARIO-START: spawn a teammate named helper and wait for its greeting."
 HELPER_PROMPT = "HELPER-TASK: greet the lead, then wait for instructions."

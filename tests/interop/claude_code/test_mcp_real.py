@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 
-from .harness import HarnessError, Request, Rule, Script, Session, call, say, teaminbox_exe
+from .api_script import Request, Rule, Script, call, say
+from .errors import HarnessError
+from .harness import Session, teaminbox_exe
 
 VERSION = "2.1.332"
 TOOL = "mcp__teaminbox__search_messages"

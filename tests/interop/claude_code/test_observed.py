@@ -16,7 +16,7 @@ from typing import Any
 
 from . import scenario as sc
 from .conftest import CcRun
-from .harness import MODEL
+from .fake_api import MODEL
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 ISO_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")

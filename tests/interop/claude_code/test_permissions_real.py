@@ -30,7 +30,9 @@ from typing import Any
 
 import pytest
 
-from .harness import HarnessError, Request, Rule, Script, Session, call, say, teaminbox_exe
+from .api_script import Request, Rule, Script, call, say
+from .errors import HarnessError
+from .harness import Session, teaminbox_exe
 from .sidecar_client import Sidecar
 
 VERSION = "2.1.332"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import VERSIONS
+from .install import VERSIONS
 from .recording import FAKE_CWD, load_timeline, replay
 
 RECORDED = Path(__file__).resolve().parent / "recorded"

@@ -28,7 +28,9 @@ import pytest
 
 from teaminbox.timestamps import epoch
 
-from .harness import Block, HarnessError, Reply, Request, Rule, Script, Session, call, say
+from .api_script import Block, Reply, Request, Rule, Script, call, say
+from .errors import HarnessError
+from .harness import Session
 from .sidecar_client import Sidecar
 
 VERSION = "2.1.332"

@@ -30,19 +30,11 @@ from typing import Any
 
 import pytest
 
+from .api_script import Reply, Request, Rule, Script, call, conversation_text, say
 from .conftest import CcRun
-from .harness import (
-    VERSIONS,
-    HarnessError,
-    Reply,
-    Request,
-    Rule,
-    Script,
-    Session,
-    call,
-    conversation_text,
-    say,
-)
+from .errors import HarnessError
+from .harness import Session
+from .install import VERSIONS
 from .sidecar_client import Sidecar
 
 PROMPT = "TASKS-REAL-START: make two tasks and spawn a planning teammate."

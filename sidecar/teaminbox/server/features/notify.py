@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...dress import dress
 from ...notify_policy import Waiting, decide
 from ...protocol import DidChangeParams, RepliedParams, UnreadParams
-from ...tracker import Change, Tracker, dress
+from ...tracker import Change, Tracker
 from ..feature import Feature, Outgoing
 
 if TYPE_CHECKING:  # the engine and features load without pygls

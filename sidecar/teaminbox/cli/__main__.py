@@ -1,0 +1,7 @@
+"""`python -m teaminbox.cli`, as `teaminbox`."""
+
+import sys
+
+from .run import main
+
+sys.exit(main())

@@ -1,0 +1,173 @@
+"""The inbox commands: teams, read, send, broadcast, mark-read."""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+from typing import Any
+
+from .. import marking, sending
+from ..discovery import Roster, Settings, describe, find_teams, roster
+from ..errors import InvalidParams
+from ..model import Member, Message
+from ..render import plural, wire_converter
+from ..store import messages, read
+from .inputs import open_history, team_roster, text_arg
+from .output import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    no_teams,
+    print_json,
+    say,
+    show_message,
+    show_teams,
+)
+
+
+def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
+    teams = [describe(roster(t, settings), counts=True) for t in find_teams(settings.roots)]
+    if args.json:
+        print_json({"teams": wire_converter.unstructure(teams)})
+    elif not teams:
+        say(no_teams(settings))
+    else:
+        show_teams(teams)
+    return EXIT_OK
+
+
+def _by_time(m: Message) -> str:
+    return m.timestamp
+
+
+def _archived(
+    args: argparse.Namespace, r: Roster, member: Member, present: list[Message]
+) -> list[Message]:
+    """The inbox's messages that are no longer in its file (delivered and pruned, consumed,
+    compacted), from the history. What the file holds now is recorded first, and what
+    the history had there but the file lost is marked gone, as the server does."""
+    tid, inbox = r.team.id, member.inbox
+    here = {m.id for m in present}
+    history = open_history(args)
+    try:
+        history.record(tid, inbox, present, history.known_ids(tid, inbox) - here)
+        old: list[Message] = history.archived(tid, inbox)
+    finally:
+        history.close()
+    return sorted((m for m in old if m.id not in here), key=_by_time)
+
+
+def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
+    r = team_roster(settings, args.team)
+    member = r.resolve_inbox(args.inbox)
+    fmt = r.team.fmt
+    snap = read(fmt, r.team.inbox_path(member.inbox))
+    msgs = messages(fmt, snap, r.team.id, member.inbox)
+    total = len(snap.entries) - len(snap.problems)
+    unread = sum(1 for m in msgs if not m.read)
+    archived = _archived(args, r, member, msgs) if args.archived else []
+    if args.unread:  # archived messages were delivered: never unread
+        msgs = [m for m in msgs if not m.read]
+    elif archived:  # by time, as the server's pages are (oldest first here)
+        msgs = list(heapq.merge(msgs, archived, key=_by_time))
+    if args.json:
+        out: dict[str, Any] = {
+            "messages": wire_converter.unstructure(msgs),
+            "total": total,
+            "unread": unread,
+        }
+        if args.archived:
+            out["archived"] = len(archived)
+        print_json(out)
+        return EXIT_OK
+    for p in snap.problems:
+        say(f"! {snap.path}: entry {p.index} skipped: {p.reason}", err=True)
+    for msg in msgs:
+        show_message(msg, r)
+    tally = f"{member.name}: {plural(total, 'message')}, {unread} unread"
+    say(tally + (f", {len(archived)} archived" if args.archived else ""))
+    return EXIT_OK
+
+
+def _report_send(args: argparse.Namespace, results: list[Any]) -> int:
+    if args.json:
+        print_json({"results": wire_converter.unstructure(results)})
+    failed = [r for r in results if not r.ok]
+    for res in results if not args.json else []:
+        if res.ok:
+            say(f"sent to {res.recipient} ({res.message_id})")
+    for res in failed:
+        say(f"teaminbox: not sent to {res.recipient}: {res.error}", err=True)
+    if failed:
+        return EXIT_PARTIAL if len(failed) < len(results) else EXIT_ERROR
+    return EXIT_OK
+
+
+def cmd_send(args: argparse.Namespace, settings: Settings) -> int:
+    results = sending.send(
+        team_roster(settings, args.team),
+        args.to,
+        text_arg(args),
+        summary=args.summary,
+        type=args.type,
+        color=args.color,
+        payload=sending.parse_payload(args.payload),
+        sender=getattr(args, "sender", None),
+    )
+    return _report_send(args, results)
+
+
+def cmd_broadcast(args: argparse.Namespace, settings: Settings) -> int:
+    args.to = "*"
+    return cmd_send(args, settings)
+
+
+def cmd_mark_read(args: argparse.Namespace, settings: Settings) -> int:
+    r = team_roster(settings, args.team)
+    member = r.resolve_inbox(args.inbox)
+    fmt = r.team.fmt
+    if args.discard and not fmt.has_read_flag:
+        raise InvalidParams(
+            f"{r.team.format} inboxes have no read flag, so --discard does not apply: each"
+            " message is a file its reader deletes; without --discard, mark-read records the"
+            " seen state"
+        )
+    writes = marking.writes_file(r, member)
+    if writes or args.discard:
+        n = marking.set_read(r, member, args.ids, every=args.all, discard=args.discard)
+        done = f"marked {plural(n, 'message')} read"
+        if not writes:
+            done += f" in the file: {member.name}'s runner will not get them"
+    else:
+        n = _mark_seen(args, r, member)
+        if fmt.has_read_flag:
+            why = (
+                f"the file is left to {member.name}'s runner; --discard writes read: true"
+                " there, and the runner then drops them undelivered"
+            )
+        else:
+            why = "the message files are left to their reader"
+        done = f"marked {plural(n, 'message')} seen ({why})"
+    if args.json:
+        print_json({"marked": n})
+    else:
+        say(done)
+    return EXIT_OK
+
+
+def _mark_seen(args: argparse.Namespace, r: Roster, member: Any) -> int:
+    """An agent's inbox: the person's "read" is the seen state, the file stays as it is."""
+    marking.check_ids(args.ids, args.all)
+    fmt = r.team.fmt
+    present = messages(fmt, read(fmt, r.team.inbox_path(member.inbox)), r.team.id, member.inbox)
+    history = open_history(args)
+    try:
+        history.record(r.team.id, member.inbox, present, [])
+        ids = [m.id for m in present] if args.all else list(args.ids)
+        marking.unknown(
+            ids, history.all_ids(r.team.id, member.inbox), f"{r.team.id} {member.inbox}"
+        )
+        n: int = history.mark_seen(r.team.id, member.inbox, ids)
+        return n
+    finally:
+        history.close()
