@@ -46,6 +46,28 @@ function runHook(toolInput, suggestions = []) {
   return { proc, done };
 }
 
+/**
+ * The hook, run again until this window's sidecar claims it (its toast shows): a hook no sidecar
+ * claims exits at once, and the window's sidecar may not listen yet. Resolves with the hook's run.
+ */
+async function hookUntilShown(page, re, toolInput, suggestions) {
+  for (let i = 0; i < 120; i++) {
+    const run = runHook(toolInput, suggestions);
+    await openCenter(page);
+    const shown = notification(page, re)
+      .waitFor({ timeout: 60000 })
+      .then(
+        () => 'shown',
+        () => 'not shown', // claimed by another window's sidecar only: ask again
+      );
+    const got = await Promise.race([run.done.then(() => 'unclaimed'), shown]);
+    if (got === 'shown') return run;
+    run.proc.kill();
+    await new Promise(r => setTimeout(r, 500));
+  }
+  throw new Error('no sidecar of this window claimed the request');
+}
+
 const center = page => page.locator('.notifications-center');
 async function openCenter(page) {
   if (!(await center(page).isVisible())) await page.locator('[id="status.notifications"]').first().click();
@@ -59,14 +81,9 @@ test('permission prompt: cut requests open whole before Allow; grants named; not
   gammaTeam();
   return withWorkbench({ width: 1400, height: 1000 }, 'permissions-failure.png', async page => {
     await page.locator('.activitybar [aria-label^="Team Inbox"]').first().click({ timeout: 30000 });
-    const view = page.locator('[id="workbench.view.extension.teamInbox"]');
-    await poll('the gamma team in the tree', async () => (await view.innerText()).includes('gamma'), 60000);
-
     // 1. a long command with a link and a bidi override: cut, and only Open or Deny
-    const long = runHook({ command: LONG, description: 'tidy up' });
-    await openCenter(page);
+    const long = await hookUntilShown(page, /researcher asks to run/, { command: LONG, description: 'tidy up' });
     const toast = notification(page, /researcher asks to run/);
-    await toast.waitFor({ timeout: 30000 });
     const msg = toast.locator('.notification-list-item-message');
     const text = unzw(await msg.textContent());
     console.log('# long toast:', text);
@@ -105,10 +122,8 @@ test('permission prompt: cut requests open whole before Allow; grants named; not
       { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'touch:*' }], behavior: 'allow', destination: 'localSettings' },
       { type: 'setMode', mode: 'acceptEdits', destination: 'session' },
     ];
-    const short = runHook({ command: 'touch /w/x1', description: `make x1 ${LINK}` }, sugg);
-    await openCenter(page);
+    const short = await hookUntilShown(page, /touch \/w\/x1/, { command: 'touch /w/x1', description: `make x1 ${LINK}` }, sugg);
     const whole = notification(page, /touch \/w\/x1/);
-    await whole.waitFor({ timeout: 30000 });
     const wtext = unzw(await whole.locator('.notification-list-item-message').textContent());
     assert.equal(
       wtext,
