@@ -22,12 +22,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, TypeVar
 
+import anyio
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from . import __version__
+from . import __version__, mcpwire
 from .discovery import Settings
 from .errors import InvalidParams, TeamInboxError
 from .formats import registry
@@ -644,5 +645,13 @@ def run(settings: Settings, history: str | None, read_only: bool = False) -> int
         level=os.environ.get("TEAMINBOX_LOG", "WARNING").upper(),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    build(settings, history, read_only).run("stdio")
+    anyio.run(serve, build(settings, history, read_only))
     return 0
+
+
+async def serve(app: MCPServer[Any]) -> None:
+    """The SDK's `run_stdio_async` on mcpwire's stdio (which reads and writes lone surrogates
+    as a JavaScript client does). The SDK's in-memory client reaches its server the same way."""
+    server = app._lowlevel_server
+    async with mcpwire.stdio() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
