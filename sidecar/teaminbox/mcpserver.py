@@ -61,6 +61,9 @@ class Backend:
 
     def __init__(self, settings: Settings, history: str | None) -> None:
         self.server = TeamInboxServer()  # no writer: what it would push goes nowhere
+        # Nobody here answers a permission prompt: the hook must not wait on this server
+        # (Claude Code's own prompt would come only after the hook's whole wait).
+        self.server.answers_prompts = False
         for feature in FEATURES:
             feature.setup(self.server)
         self.server.settings = settings
