@@ -50,7 +50,7 @@ import orjson
 
 import teaminbox.history as history_module
 from bench_server import Session, machine, ms, pct, vm, write_section
-from support import widen_start
+from session_extras import widen_start
 from teaminbox.discovery import Settings, TeamDir, describe, roster
 from teaminbox.formats import get
 from teaminbox.history import History
