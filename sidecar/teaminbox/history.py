@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ import orjson
 import platformdirs
 from filelock import FileLock
 
+from .errors import InvalidParams
 from .jsonio import MAX_DEPTH, dumps_any, loads
 from .model import Message, converter
 
@@ -105,6 +108,40 @@ MAX_BEHIND = 50_000  # messages held in memory while the history cannot be writt
 # fault: full, I/O error, busy, locked, read-only, cannot open.
 TRANSIENT = {13, 10, 5, 6, 8, 14}
 Write = Callable[[], object]
+# A search's query is refused beyond these (InvalidParams): a phrase's cost grows with its
+# words times the messages that hold them all, and a prefix's (`t*`) with every word it
+# stands for (one letter: all the words that start with it), so a pasted page or a few short
+# prefixes held a search for tens of seconds.
+MAX_QUERY_CHARS = 1000
+MAX_QUERY_TERMS = 32
+MAX_QUERY_PREFIXES = 4
+MIN_PREFIX_CHARS = 2
+_TERM = re.compile(r"[^\W_]+")  # FTS5's unicode61 tokens: runs of letters and digits
+_PREFIX = re.compile(r'([^\W_]+)"?\s*\*')  # a word, or a phrase's last, before FTS5's `*`
+IDLE_READERS = 2  # read-only connections kept open for the next search
+
+
+def check_query(query: str) -> None:
+    """InvalidParams for a query longer than a search may be (the limit named)."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidParams(
+            f"query must be at most {MAX_QUERY_CHARS:,} characters (it has {len(query):,})"
+        )
+    terms = len(_TERM.findall(query))
+    if terms > MAX_QUERY_TERMS:
+        raise InvalidParams(f"query must be at most {MAX_QUERY_TERMS} words (it has {terms:,})")
+    stems = _PREFIX.findall(query)
+    if len(stems) > MAX_QUERY_PREFIXES:
+        raise InvalidParams(
+            f"query must have at most {MAX_QUERY_PREFIXES} prefix searches (word*)"
+            f" (it has {len(stems)})"
+        )
+    short = next((s for s in stems if len(s) < MIN_PREFIX_CHARS), None)
+    if short is not None:
+        raise InvalidParams(
+            f"query must have at least {MIN_PREFIX_CHARS} letters or digits before a *"
+            f" (not {short}*)"
+        )
 
 
 def _check(db: sqlite3.Connection) -> None:
@@ -265,7 +302,8 @@ def _there(folder: object) -> str | None:
 
 
 class History:
-    """One connection, used from one thread at a time (the server's state thread)."""
+    """One connection (`db`), used from one thread at a time (the server's state thread);
+    a search reads through read-only connections of its own, from any thread."""
 
     def __init__(
         self, path: str | None = None, keep_days: float = 90, *, strict: bool = False
@@ -288,6 +326,10 @@ class History:
         self._behind_new: set[tuple[str | bytes, str | bytes, str | bytes]] = set()
         self._said_behind = False
         self._dropped = 0
+        self.reads_apart = False  # a search may run beside `db`'s thread (`_reading`)
+        self._readers: list[sqlite3.Connection] = []  # idle read-only connections
+        self._readers_lock = threading.Lock()
+        self._reader_gen = 0  # moves when the file they read is no longer the history
         mine = path is None or os.path.abspath(path) == os.path.abspath(default_path())
         folder = os.path.dirname(os.path.abspath(self.path))
         try:
@@ -306,6 +348,7 @@ class History:
         if reason is not None:
             self._in_memory(reason)
             return
+        self.reads_apart = True
         if os.path.getsize(self.path) > CHECK_AT_OPEN_BYTES:
             self._check_later()
 
@@ -437,6 +480,7 @@ class History:
 
     def _move_aside(self, err: sqlite3.DatabaseError) -> None:
         """Keep a corrupt archive for inspection and start an empty one."""
+        self._drop_readers()
         aside = f"{self.path}.corrupt-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}"
         for suffix in ("", "-wal", "-shm", "-journal"):
             try:
@@ -451,7 +495,40 @@ class History:
         )
         self._create_private()
 
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """A connection for a read that may take long (a search). On a file: a read-only one
+        of its own, so the read runs on any thread while the state thread goes on through
+        `db` (WAL: each sees what was committed); in memory: `db`, on its own thread."""
+        if not self.reads_apart:
+            yield self.db
+            return
+        with self._readers_lock:
+            db = self._readers.pop() if self._readers else None
+            gen = self._reader_gen
+        if db is None:
+            uri = Path(os.path.abspath(self.path)).as_uri() + "?mode=ro"
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=10)
+        try:
+            yield db
+        finally:
+            with self._readers_lock:
+                keep = gen == self._reader_gen and len(self._readers) < IDLE_READERS
+                if keep:
+                    self._readers.append(db)
+            if not keep:
+                db.close()
+
+    def _drop_readers(self) -> None:
+        """Close the idle read-only connections; those in use are closed when returned."""
+        with self._readers_lock:
+            self._reader_gen += 1
+            idle, self._readers = self._readers, []
+        for db in idle:
+            db.close()
+
     def close(self) -> None:
+        self._drop_readers()
         if not self.catch_up():
             log.warning(
                 "history %s: %d writes could not be made before closing (%s messages): lost",
@@ -712,7 +789,8 @@ class History:
         return frozenset(_unkey(r[0]) for r in rows)
 
     def search(self, query: str, team: str | None = None, limit: int = 50) -> list[Message]:
-        """FTS5 match; a query that is not valid FTS syntax is searched as a phrase.
+        """FTS5 match; a query that is not valid FTS syntax is searched as a phrase. From any
+        thread when `reads_apart` (`_reading`); InvalidParams beyond the query's bounds.
 
         The `limit` matches archived last, newest first. The index is walked from its last
         row back and stops at `limit`: ordering every match by timestamp read all of them
@@ -720,6 +798,7 @@ class History:
         its messages span. Archive order is timestamp order but for the first look at an
         inbox, whose backlog is archived file by file.
         """
+        check_query(query)
         sql = (
             "SELECT m.body, m.gone_at IS NOT NULL, m.ts, m.id FROM messages_fts f"
             " JOIN messages m ON m.rowid = f.rowid WHERE messages_fts MATCH ?"
@@ -732,16 +811,17 @@ class History:
             + " ORDER BY f.rowid DESC LIMIT ?"
         )
 
-        def run(q: str) -> list[Message]:
+        def run(db: sqlite3.Connection, q: str) -> list[Message]:
             args: list[Any] = [_text(q)] + ([_key(team)] * 3 if team else []) + [limit]
-            rows = self.db.execute(sql, args).fetchall()
+            rows = db.execute(sql, args).fetchall()
             rows.sort(key=lambda r: r[2], reverse=True)
             return [self._message(b, bool(a), k) for b, a, _, k in rows]
 
-        try:
-            return run(query)
-        except sqlite3.OperationalError:
-            return run('"' + query.replace('"', '""') + '"')
+        with self._reading() as db:
+            try:
+                return run(db, query)
+            except sqlite3.OperationalError:
+                return run(db, '"' + query.replace('"', '""') + '"')
 
     def prune(self) -> int:
         """Forget archived messages older than keep_days, and teams ended that long ago

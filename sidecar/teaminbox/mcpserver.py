@@ -32,7 +32,13 @@ from . import __version__, mcpwire
 from .discovery import Settings
 from .errors import InvalidParams, TeamInboxError
 from .formats import registry
-from .history import default_path
+from .history import (
+    MAX_QUERY_CHARS,
+    MAX_QUERY_PREFIXES,
+    MAX_QUERY_TERMS,
+    MIN_PREFIX_CHARS,
+    default_path,
+)
 from .jsonio import dumps_indented
 from .model import Message
 from .protocol import MAX_LIMIT, InitializationOptions
@@ -545,7 +551,9 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
             str,
             Field(
                 description='full-text query (SQLite FTS5: words, "a phrase", OR, prefix*);'
-                " anything else is searched as a phrase"
+                " anything else is searched as a phrase. At most"
+                f" {MAX_QUERY_CHARS:,} characters, {MAX_QUERY_TERMS} words and"
+                f" {MAX_QUERY_PREFIXES} prefixes of {MIN_PREFIX_CHARS}+ letters"
             ),
         ],
         team: Annotated[str | None, Field(description="only this team (live or ended)")] = None,
