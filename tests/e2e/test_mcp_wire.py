@@ -68,22 +68,37 @@ class Raw:
 
 
 @asynccontextmanager
+async def mcp_process(teams: Teams) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`teaminbox mcp` on the world's HOME with pipes; still serving when the test is done
+    with it, then its stdin closed and its exit awaited."""
+    with open(teams.home / "mcp-stderr.log", "ab") as errlog:
+        proc = await asyncio.create_subprocess_exec(
+            str(VENV_BIN / "teaminbox"),
+            *("mcp", "--history", str(teams.home / "h.db")),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errlog,
+            env=teams.env(),
+            cwd=str(teams.home),
+            limit=2**24,
+        )
+        try:
+            yield proc
+            assert proc.returncode is None  # still serving after everything the test did
+        finally:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), WAIT)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+
+
+@asynccontextmanager
 async def raw_served(teams: Teams) -> AsyncIterator[Raw]:
-    errlog = open(teams.home / "mcp-stderr.log", "ab")  # closed below
-    proc = await asyncio.create_subprocess_exec(
-        str(VENV_BIN / "teaminbox"),
-        "mcp",
-        "--history",
-        str(teams.home / "h.db"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=errlog,
-        env=teams.env(),
-        cwd=str(teams.home),
-        limit=2**24,
-    )
-    raw = Raw(proc)
-    try:
+    async with mcp_process(teams) as proc:
+        raw = Raw(proc)
         await raw.send(
             b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":'
             b'"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}'
@@ -92,70 +107,38 @@ async def raw_served(teams: Teams) -> AsyncIterator[Raw]:
         assert init["result"]["serverInfo"]["name"] == "teaminbox"
         await raw.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         yield raw
-        assert proc.returncode is None  # still serving after everything above
-    finally:
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), WAIT)
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-            errlog.close()
 
 
 @asynccontextmanager
 async def parsed_served(teams: Teams) -> AsyncIterator[ClientSession]:
     """The SDK's ClientSession over `teaminbox mcp`'s stdio, each line read with json.loads
     and written with json.dumps (a lone surrogate as its escape either way)."""
-    errlog = open(teams.home / "mcp-stderr.log", "ab")  # closed below
-    proc = await asyncio.create_subprocess_exec(
-        str(VENV_BIN / "teaminbox"),
-        "mcp",
-        "--history",
-        str(teams.home / "h.db"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=errlog,
-        env=teams.env(),
-        cwd=str(teams.home),
-        limit=2**24,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+    async with mcp_process(teams) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin, stdout = proc.stdin, proc.stdout
+        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
 
-    async def reader() -> None:
-        async with read_send:
-            while line := await stdout.readline():
-                msg = jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False)
-                await read_send.send(SessionMessage(msg))
+        async def reader() -> None:
+            async with read_send:
+                while line := await stdout.readline():
+                    msg = jsonrpc_message_adapter.validate_python(json.loads(line), by_name=False)
+                    await read_send.send(SessionMessage(msg))
 
-    async def writer() -> None:
-        async with write_recv:
-            async for sm in write_recv:
-                data = sm.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
-                stdin.write(json.dumps(data).encode() + b"\n")
-                await stdin.drain()
+        async def writer() -> None:
+            async with write_recv:
+                async for sm in write_recv:
+                    data = sm.message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+                    stdin.write(json.dumps(data).encode() + b"\n")
+                    await stdin.drain()
 
-    try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(reader)
             tg.start_soon(writer)
             async with ClientSession(read_recv, write_send, read_timeout_seconds=WAIT) as s:
                 await s.initialize()
                 yield s
-            assert proc.returncode is None  # still serving after everything above
             tg.cancel_scope.cancel()
-    finally:
-        stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), WAIT)
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-            errlog.close()
 
 
 def lone_to_lead(teams: Teams) -> None:

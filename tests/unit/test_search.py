@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_history import note
 
 from support.world import Teams
 from teaminbox.errors import InvalidParams
-from teaminbox.formats.claude import CLAUDE
 from teaminbox.history import (
     MAX_QUERY_CHARS,
     MAX_QUERY_PREFIXES,
@@ -26,22 +26,15 @@ from teaminbox.model import Message
 from teaminbox.server.core import TeamInboxServer
 from teaminbox.server.features import FEATURES
 
+ONE = "claude:alpha-1"  # note()'s id for the message each test archives first
 WAIT = 30.0  # seconds: what is not answered by then waits behind the search
-
-
-def note(i: int, text: str) -> Message:
-    entry = {
-        "from": "researcher",
-        "text": text,
-        "timestamp": f"2026-11-29T10:00:{i:02d}.000Z",
-        "msg_id": f"m{i}",
-    }
-    return CLAUDE.message(entry, i, "claude:alpha", "team-lead")
 
 
 def test_a_query_past_its_bounds_is_refused_with_the_limit_named(tmp_path: Path) -> None:
     h = History(str(tmp_path / "h.db"))
-    h.record("claude:alpha", "team-lead", [note(1, "the tests pass on every target")], [])
+    h.record(
+        "claude:alpha", "team-lead", [note("claude:alpha", 1, "the tests pass on every target")], []
+    )
     with pytest.raises(InvalidParams) as long:
         h.search('"' + "tests pass " * 3000 + '"')
     assert long.value.message == (
@@ -69,11 +62,11 @@ def test_a_query_past_its_bounds_is_refused_with_the_limit_named(tmp_path: Path)
             f" (not {short}*)"
         )
     # at the bounds: searched
-    assert [m.id for m in h.search(" ".join(["pass"] * MAX_QUERY_TERMS))] == ["m1"]
+    assert [m.id for m in h.search(" ".join(["pass"] * MAX_QUERY_TERMS))] == [ONE]
     edge = "tests" + " " * (MAX_QUERY_CHARS - 5)
-    assert [m.id for m in h.search(edge)] == ["m1"]
+    assert [m.id for m in h.search(edge)] == [ONE]
     stem = "target"[: max(MIN_PREFIX_CHARS, 2)]
-    assert [m.id for m in h.search(" OR ".join([f"{stem}*"] * MAX_QUERY_PREFIXES))] == ["m1"]
+    assert [m.id for m in h.search(" OR ".join([f"{stem}*"] * MAX_QUERY_PREFIXES))] == [ONE]
     assert h.search("*") == []  # no prefix at all: searched as a phrase, which finds nothing
 
 
@@ -82,7 +75,7 @@ def test_a_search_reads_through_a_connection_of_its_own(tmp_path: Path) -> None:
     kept in memory (one that is not ours) searches through its one connection."""
     h = History(str(tmp_path / "h.db"))
     assert h.reads_apart
-    h.record("claude:alpha", "team-lead", [note(1, "kiwi race")], [])
+    h.record("claude:alpha", "team-lead", [note("claude:alpha", 1, "kiwi race")], [])
     found: list[Message] = []
     t = threading.Thread(target=lambda: found.extend(h.search("kiwi")))
     t.start()
@@ -92,7 +85,7 @@ def test_a_search_reads_through_a_connection_of_its_own(tmp_path: Path) -> None:
     (tmp_path / "not-ours").write_text("a file of the person's")
     mem = History(str(tmp_path / "not-ours"))
     assert mem.refused and not mem.reads_apart
-    mem.record("claude:alpha", "team-lead", [note(2, "kiwi in memory")], [])
+    mem.record("claude:alpha", "team-lead", [note("claude:alpha", 2, "kiwi in memory")], [])
     assert [m.text for m in mem.search("kiwi")] == ["kiwi in memory"]
 
 
