@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from bench_server import make_entry
 from teaminbox.formats.claude import CLAUDE
-from teaminbox.history import History, _row
+from teaminbox.history import History
+from teaminbox.history.messages import _row
 from teaminbox.model import Message
 
 TEAM, INBOX, N = "claude:big", "user", 10_000

@@ -41,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_server import Session, machine, pct  # noqa: E402
-from support import listen  # noqa: E402
+from session_extras import listen  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "runs.md"

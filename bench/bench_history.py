@@ -50,10 +50,10 @@ import orjson
 
 import teaminbox.history as history_module
 from bench_server import Session, machine, ms, pct, vm, write_section
-from support import widen_start
+from session_extras import widen_start
 from teaminbox.discovery import Settings, TeamDir, describe, roster
 from teaminbox.formats import get
-from teaminbox.history import History
+from teaminbox.history import History, activity, boards, messages, teams
 from teaminbox.model import converter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -452,8 +452,10 @@ def generate(path: Path, n_msgs: int, n_teams: int, seed: int = 1) -> dict[str, 
     tmp = path.with_name(path.name + ".part")
     for suffix in ("", "-wal", "-shm", ".init.lock"):
         Path(str(tmp) + suffix).unlink(missing_ok=True)
+    stamping = (history_module, messages, teams, activity, boards)  # each that calls time()
     real_time = history_module.time
-    history_module.time = clock  # type: ignore[assignment]
+    for mod in stamping:
+        mod.time = clock  # type: ignore[assignment]
     t0 = time.perf_counter()
     try:
         h = History(str(tmp), keep_days=90)
@@ -509,7 +511,8 @@ def generate(path: Path, n_msgs: int, n_teams: int, seed: int = 1) -> dict[str, 
         h.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         h.close()
     finally:
-        history_module.time = real_time
+        for mod in stamping:
+            mod.time = real_time
     tmp.rename(path)
     for suffix in ("-wal", "-shm", ".init.lock"):
         Path(str(tmp) + suffix).unlink(missing_ok=True)

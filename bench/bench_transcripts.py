@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_server import Session, machine, vm, write_section
-from support import listen, widen_start
+from session_extras import listen, widen_start
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "runs.md"

@@ -310,6 +310,16 @@ def dumps_indented(value: Any) -> bytes:
         return _stringify(value).encode("utf-8")
 
 
+def dumps_line(value: Any) -> bytes:
+    """Compact JSON with no line break (a message of a line-delimited protocol): orjson, and
+    what it refuses as JSON.stringify(value) writes it (lone surrogates as `\\udxxx`, ints
+    past 64 bits, nesting past 255)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return _stringify(value, gap="").encode("utf-8")
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
 _encode_string: Any = json.encoder.encode_basestring  # the C encoder when available
@@ -370,8 +380,9 @@ def _scalar(v: Any) -> str:
     raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
 
 
-def _stringify(value: Any) -> str:
-    """JSON.stringify(value, null, 2) with an explicit stack (no depth limit)."""
+def _stringify(value: Any, gap: str = "  ") -> str:
+    """JSON.stringify(value, null, gap) with an explicit stack (no depth limit); an empty
+    gap writes it on one line, with no space after a key's colon."""
     out: list[str] = []
     # open containers: [iterator over (key or None, child), indent, closing bracket, first?]
     stack: list[list[Any]] = []
@@ -402,15 +413,18 @@ def _stringify(value: Any) -> str:
         item = next(items, None)
         if item is None:
             stack.pop()
-            out.append("\n" + indent + close)
+            out.append("\n" + indent + close if gap else close)
             continue
         frame[3] = False
-        inner = indent + "  "
-        out.append(("\n" if first else ",\n") + inner)
+        inner = indent + gap
+        if gap:
+            out.append(("\n" if first else ",\n") + inner)
+        elif not first:
+            out.append(",")
         k, child = item
         if close == "}":
             key = k if isinstance(k, str) else _scalar(k)  # as JSON spells 1, true, null
-            out.append(_js_string(key) + ": ")
+            out.append(_js_string(key) + (": " if gap else ":"))
         pending = (child, inner)
     return "".join(out)
 

@@ -23,16 +23,23 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
+import anyio
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from . import __version__
+from . import __version__, mcpwire
 from .discovery import Settings
 from .errors import TeamInboxError
 from .formats import registry
-from .history import default_path
+from .history import (
+    MAX_QUERY_CHARS,
+    MAX_QUERY_PREFIXES,
+    MAX_QUERY_TERMS,
+    MIN_PREFIX_CHARS,
+    default_path,
+)
 from .jsonio import dumps_indented
 from .protocol import InitializationOptions
 from .server.core import TeamInboxServer
@@ -52,6 +59,9 @@ class Backend:
 
     def __init__(self, settings: Settings, history: str | None) -> None:
         self.server = TeamInboxServer()  # no writer: what it would push goes nowhere
+        # Nobody here answers a permission prompt: the hook must not wait on this server
+        # (Claude Code's own prompt would come only after the hook's whole wait).
+        self.server.answers_prompts = False
         for feature in FEATURES:
             feature.setup(self.server)
         self.server.settings = settings
@@ -203,7 +213,9 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
             str,
             Field(
                 description='full-text query (SQLite FTS5: words, "a phrase", OR, prefix*);'
-                " anything else is searched as a phrase"
+                " anything else is searched as a phrase. At most"
+                f" {MAX_QUERY_CHARS:,} characters, {MAX_QUERY_TERMS} words and"
+                f" {MAX_QUERY_PREFIXES} prefixes of {MIN_PREFIX_CHARS}+ letters"
             ),
         ],
         team: Annotated[str | None, Field(description="only this team (live or ended)")] = None,
@@ -311,5 +323,13 @@ def run(settings: Settings, history: str | None, read_only: bool = False) -> int
         level=os.environ.get("TEAMINBOX_LOG", "WARNING").upper(),
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
-    build(settings, history, read_only).run("stdio")
+    anyio.run(serve, build(settings, history, read_only))
     return 0
+
+
+async def serve(app: MCPServer[Any]) -> None:
+    """The SDK's `run_stdio_async` on mcpwire's stdio (which reads and writes lone surrogates
+    as a JavaScript client does). The SDK's in-memory client reaches its server the same way."""
+    server = app._lowlevel_server
+    async with mcpwire.stdio() as (read, write):
+        await server.run(read, write, server.create_initialization_options())

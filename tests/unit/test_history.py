@@ -123,7 +123,7 @@ def test_big_history_is_checked_after_opening(
     aside at the next start."""
     import threading
 
-    from teaminbox import history
+    from teaminbox.history import store
 
     path = tmp_path / "history.db"
     h = History(str(path))
@@ -141,7 +141,7 @@ def test_big_history_is_checked_after_opening(
     for n in leaves[2:5]:  # trash some of the table's pages: opening reads none of them
         data[4096 * (n - 1) : 4096 * n] = b"\xff" * 4096
     path.write_bytes(bytes(data))
-    monkeypatch.setattr(history, "CHECK_AT_OPEN_BYTES", 0)
+    monkeypatch.setattr(store, "CHECK_AT_OPEN_BYTES", 0)
     opened = History(str(path))  # at once: the check has not run yet
     for t in threading.enumerate():
         if t.name == "teaminbox-history-check":

@@ -37,10 +37,10 @@ def test_corrupt_history_is_moved_aside(
 ) -> None:
     """In its own data folder; elsewhere (historyPath) such a file is left alone:
     test_history_path.py."""
-    from teaminbox import history
+    from teaminbox.history import store
 
     path = tmp_path / "history.db"
-    monkeypatch.setattr(history, "default_path", lambda: str(path))
+    monkeypatch.setattr(store, "default_path", lambda: str(path))
     garbage = os.urandom(8192)
     path.write_bytes(garbage)
     with caplog.at_level(logging.WARNING):

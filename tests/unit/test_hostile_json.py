@@ -17,11 +17,17 @@ from teaminbox.errors import CorruptInbox
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
 from teaminbox.history import History
-from teaminbox.jsonio import dumps_indented, js_order, loads
+from teaminbox.jsonio import dumps_indented, dumps_line, js_order, loads
 
 STRINGIFY = (
     "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>"
     "process.stdout.write(JSON.stringify(JSON.parse(s),null,2)))"
+)
+
+
+COMPACT = (
+    "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>"
+    "process.stdout.write(JSON.stringify(JSON.parse(s))))"
 )
 
 
@@ -84,6 +90,18 @@ def test_serialize_any_depth(depth: int) -> None:
     expected = "".join(opens) + '"\\ud83d"' + "".join(reversed(closes))
     assert dumps_indented(value) == expected.encode()
     assert js_order(value) is value  # nothing to change, at any depth
+
+
+def test_one_line_is_json_stringify_at_any_depth() -> None:
+    """A line-delimited message (MCP's stdio) with lone surrogates, nested past orjson's 255:
+    one line, byte for byte what JSON.stringify writes."""
+    value: Any = ["half \ud83d", "\udc00\ud83d", {"a": 1.5, "b": None, "c": [True, {}, []]}]
+    for i in range(1000):
+        value = [value, "x"] if i % 2 else {"k": value, "e": "\ud83d\ude00"}
+    ours = dumps_line(value)
+    assert b"\n" not in ours
+    assert ours == node(COMPACT, ours)
+    assert json.loads(dumps_line({"big": 2**70, "s": "\ud83d"})) == {"big": 2**70, "s": "\ud83d"}
 
 
 def test_deep_layout_is_json_stringify() -> None:

@@ -134,6 +134,9 @@ class TeamInboxServer:
         self._stirred = time.monotonic()  # the last event, change or request (the ticks)
         self._wake: asyncio.Event | None = None
         self.closing = False
+        # A person answers permission prompts through this server's client: the hook's
+        # socket listens. Off for a server that has nobody to ask (`teaminbox mcp`).
+        self.answers_prompts = True
 
     # --- registration ---------------------------------------------------------------------
 

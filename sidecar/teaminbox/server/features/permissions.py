@@ -414,7 +414,7 @@ class Permissions(Feature):
         self.request("teamInbox/permissionText", self.text)
 
     def started(self) -> None:
-        if not self.server.closing:
+        if not self.server.closing and self.server.answers_prompts:
             self.server.spawn(self.prompts.listen())
 
     async def list_requests(self, p: Empty) -> PermissionRequestsResult:
