@@ -6,7 +6,7 @@ attached: the same tracker (every message it sees is archived in the one history
 what Claude Code prunes from its files stays findable), member states, attention, task
 boards, search and sends, with the same errors. This module registers them: names,
 descriptions, argument schemas, and each answer as the SDK's result. The SDK is an
-optional extra (`pip install 'teaminbox[mcp]'`): cli.py imports this module only for
+optional extra (`pip install 'teaminbox[mcp]'`): cli/services.py imports this module only for
 `teaminbox mcp`.
 
 What agents wrote is data: it leaves only as values inside a JSON result, never in a

@@ -384,7 +384,7 @@ class Tracker:
 
     def resolve(self, team: str) -> str:
         """A live team's id (by id or unambiguous name)."""
-        exact = self.teams.get(team)  # an id: not a look through every team (2,000 of them)
+        exact = self.teams.get(team)  # an id: not a look through every team
         return str(pick_team([exact] if exact else self.teams.values(), team).id)
 
     def find(self, team: str) -> Team:
@@ -395,7 +395,7 @@ class Tracker:
             exact = self.history.team_body(team)
             if exact is not None and exact[1] is not None:
                 return self._ended(exact[0])
-            # by name: only those teams' bodies (parsing all 5,000 of a heavy history: 1.8 s)
+            # by name: only those teams' bodies (parsing every ended team's is slow)
             ended = [self._ended(b) for b, _ in self.history.ended_teams_named(team)]
             try:
                 found: Team = pick_team(ended, team)

@@ -46,8 +46,8 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Feature)
 # File events are hints; two clocks stand in for what they miss. Each tick (no inbox is
 # stat'ed): failed reads retried, a torn config's grace, leads that died, a root or task
-# folder that appeared; and the publishers run (states move on with time: with 2,000 teams
-# that is ~0.2 s of work, so a server left alone QUIET_SECONDS ticks every
+# folder that appeared; and the publishers run (states move on with time: with many teams
+# that is real work, so a server left alone QUIET_SECONDS ticks every
 # QUIET_TICK_SECONDS until the next event, change or request). A full scan (every team's
 # and inbox's stat) only every RESCAN_SECONDS, for events lost without a word; inotify's
 # own overflow asks for one at once (watch.py).
@@ -369,7 +369,7 @@ class TeamInboxServer:
             feed, finish = await self.in_state(lambda: tracker.begin_load(state))
 
             def on_chunk(msgs: list[Message], tail: bool) -> None:  # the pool thread
-                for i in range(0, max(len(msgs), 1), BIG_STEP):  # ~50 ms of archiving a step
+                for i in range(0, max(len(msgs), 1), BIG_STEP):  # a short step of archiving
                     if self.closing:
                         raise asyncio.CancelledError  # shutting down: stop at once
                     self.on_state(partial(feed, msgs[i : i + BIG_STEP], tail), background=True)
