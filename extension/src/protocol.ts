@@ -163,6 +163,21 @@ export interface TokenUse {
   cost: number;
 }
 
+/** A member's current step: its last tool call without a result yet (Claude Code). */
+export interface Step {
+  /** the tool's name, written out as text */
+  tool: string;
+  /** what it runs on (a command, a path), one line, cut with "…" */
+  detail: string;
+  /** "<tool>: <detail>", one line, cut with "…": what a row shows */
+  text: string;
+  /** epoch seconds of the call's row */
+  since: number | null;
+  toolUseId: string;
+  /** a permission prompt for it is open: it waits for the person */
+  waiting: boolean;
+}
+
 /** What a member's session transcript says it is doing (Claude Code). */
 export interface Activity {
   /** epoch seconds of its transcript's last row */
@@ -172,6 +187,8 @@ export interface Activity {
   tokens: TokenUse;
   /** its transcript grew in the last 10 seconds */
   working: boolean;
+  /** its current step; null when it runs none */
+  doing: Step | null;
 }
 
 /** What a member is doing, derived from its messages (member_state.py). */

@@ -1,7 +1,8 @@
 // What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
-import type { AttentionItem, Description, Member, MemberState, Message, Team, TokenUse } from './protocol';
+import type { AttentionItem, Description, Member, MemberState, Message, Step, Team, TokenUse } from './protocol';
 import { ATTENTION_ICONS, DELIVERY_ICONS, deliveryState, waitedFor } from './conversation';
 import { descriptionText, firstLine, frameKind, messagePreview, problemText, relativeTime } from './render';
+import { plain } from './plainText';
 
 /** Plain description of a row; `icon` is a codicon id, `color` a theme color id. */
 export interface Row {
@@ -87,6 +88,21 @@ export const STATE_ICONS: Record<MemberState['kind'], [string, string | undefine
 
 function clock(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(11, 16) + ' UTC';
+}
+
+/** A step running longer than this is said to ("for 3 min"). */
+export const LONG_STEP_SECONDS = 60;
+
+/**
+ * What a member does now, one line cut at `max`: its step as the sidecar wrote it out (text, never
+ * markup), "waiting for a permission answer" while a prompt is open, and how long when long.
+ */
+export function stepText(step: Step | null | undefined, now: number = Date.now(), max = 120): string {
+  if (!step) return '';
+  const ran = step.since ? Math.max(0, now / 1000 - step.since) : 0;
+  const long = ran >= LONG_STEP_SECONDS ? ` (for ${Math.floor(ran / 60)} min)` : '';
+  const what = firstLine(plain(step.text), max - long.length);
+  return (step.waiting ? `waiting for a permission answer: ${what}` : what) + long;
 }
 
 /** "working since 12:03 UTC (5m) because …" */
@@ -175,6 +191,8 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total} message${m.total === 1 ? '' : 's'}` : 'empty';
   const desc = [counts, ...marks];
   if (state) desc.push(state.kind);
+  const doing = stepText(m.activity?.doing, now, 60);
+  if (doing) desc.push(doing);
   const tokens = tokenText(m.activity?.tokens);
   if (tokens) desc.push(tokens);
   if (m.error) desc.push(`error: ${firstLine(m.error.message, 50)}`);
@@ -199,6 +217,10 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
     m.activity?.lastActive
       ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)` +
         (m.activity.working ? ', working now' : '')
+      : '',
+    m.activity?.doing
+      ? `Now: ${stepText(m.activity.doing, now)}` +
+        (m.activity.doing.since ? `, since ${clock(m.activity.doing.since)}` : '')
       : '',
     m.activity?.lastWords ? `Last words: ${firstLine(m.activity.lastWords, 200)}` : '',
     tokenTooltip(m.activity?.tokens),

@@ -132,3 +132,23 @@ test('each recipient result in words, the note kept', () => {
     'bob: not delivered (no such member)',
   );
 });
+
+test('viewTeam: a member card says what it does now, as text', () => {
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  const now = Date.parse('2026-02-09T18:00:00Z');
+  const doing = {
+    tool: 'Edit',
+    detail: 'src/api/refunds.py',
+    text: 'Edit: src/api/refunds.py',
+    since: now / 1000 - 125,
+    toolUseId: 'toolu_2',
+    waiting: false,
+  };
+  const t = team({
+    members: [
+      member({ name: 'helper', activity: { lastActive: null, lastWords: null, tokens, working: true, doing } }),
+    ],
+  });
+  assert.equal(viewTeam(t, [], now).members[0].doing, 'Edit: src/api/refunds.py (for 2 min)');
+  assert.equal(viewTeam(team(), [], now).members[0].doing, '');
+});

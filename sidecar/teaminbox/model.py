@@ -275,6 +275,18 @@ class TokenUse:
 
 
 @attrs.define
+class Step:
+    """A member's current step: its last tool call without a result yet (Claude Code)."""
+
+    tool: str  # the tool's name, written out as text
+    detail: str  # what it runs on (a command, a path), one line, cut with "…"
+    text: str  # "<tool>: <detail>", one line, cut with "…": what a row shows
+    since: float | None  # epoch seconds of the call's row
+    tool_use_id: str
+    waiting: bool = False  # a permission prompt for it is open: it waits for the person
+
+
+@attrs.define
 class Activity:
     """What a member's session transcript says it is doing (Claude Code)."""
 
@@ -282,6 +294,7 @@ class Activity:
     last_words: str | None = None  # its latest assistant text (at most 2,000 characters)
     tokens: TokenUse = attrs.Factory(TokenUse)
     working: bool = False  # its transcript grew in the last 10 seconds
+    doing: Step | None = None  # its current step; null when it runs none
 
 
 StateKind = Literal["working", "idle", "waiting", "stalled", "gone"]

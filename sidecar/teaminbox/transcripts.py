@@ -34,7 +34,9 @@ from typing import Any
 import attrs
 import orjson
 
-from .model import Activity, TokenUse, converter
+from .model import Activity, Step, TokenUse, converter
+from .request_text import detail, one_line
+from .termtext import visible
 from .timestamps import epoch
 from .transcript_sends import SendLog, Sent
 
@@ -46,6 +48,8 @@ MAX_ANSWER = 1024 * 1024  # characters of an answer (a message's own limit)
 MAX_META = 1024 * 1024
 RECENT_IDS = 64  # message ids remembered to count a message's usage once
 WORKING_SECONDS = 10.0
+OPEN_CALLS = 64  # calls without a result kept a transcript (the oldest forgotten first)
+STEP_CHARS = 120  # a step's one line
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _TEAMMATE_MESSAGE = re.compile(r"<teammate-message\b([^>]*)>\n?(.*?)\n?</teammate-message>", re.S)
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
@@ -186,6 +190,36 @@ def teammate_messages(text: str) -> list[tuple[dict[str, str], str]]:
 
 
 @attrs.define
+class Call:
+    """An assistant `tool_use` whose `tool_result` is not there yet."""
+
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    at: float | None
+
+
+def step_of(call: Call) -> Step:
+    """A call as a row shows it: text, one line, cut (agent data: never interpreted)."""
+    tool = one_line(call.tool, 60) or "?"
+    what = detail(call.tool, call.input)
+    return Step(
+        tool=tool,
+        detail=what,
+        text=one_line(f"{tool}: {what}" if what != call.tool else tool, STEP_CHARS),
+        since=call.at,
+        tool_use_id=visible(call.tool_use_id),
+    )
+
+
+def _blocks(msg: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+@attrs.define
 class Answer:
     """The lead's first assistant text after the person wrote to it."""
 
@@ -209,6 +243,7 @@ class Stats:
         self.awaiting = False  # the person wrote; no answer yet
         self.answers: list[Answer] = []  # found since last taken
         self.sends = SendLog()  # what its SendMessage calls wrote
+        self.calls: OrderedDict[str, Call] = OrderedDict()  # without a result yet, oldest first
         self.rows = 0  # rows interpreted
 
     def feed(self, lines: list[bytes]) -> None:
@@ -224,12 +259,15 @@ class Stats:
             elif b'"type":"user"' in line:
                 asked = person and b"teammate-message" in line
                 sent = b"msg_id" in line  # a send's result (in its text too, as \"msg_id\")
-                row = _parse(line) if asked or sent else None
+                result = bool(self.calls) and b'"tool_result"' in line
+                row = _parse(line) if asked or sent or result else None
                 if row is not None and row.get("type") == "user":
                     if asked:
                         self._user(row)
                     if sent:
                         self.sends.user(row)
+                    if result:
+                        self._results(row)
         # The last row's time, whatever its kind (attachments, tool results, system rows).
         for line in reversed(lines[-16:]):
             if b'"timestamp":' in line:
@@ -288,6 +326,7 @@ class Stats:
             while len(self._recent) > RECENT_IDS:
                 self._recent.popitem(last=False)
         self.by_model.setdefault(model, Counts()).add(counts)
+        self._calls(row, msg)
         if row.get("isApiErrorMessage") or model == "<synthetic>":
             return  # "API Error: ..." shown by Claude Code itself: not the member's words
         text = content_text(msg.get("content")).strip()
@@ -310,6 +349,30 @@ class Stats:
         for attributes, _ in teammate_messages(content_text(msg.get("content"))):
             if attributes.get("teammate_id") == self.person:
                 self.awaiting = True
+
+    def _calls(self, row: dict[str, Any], msg: dict[str, Any]) -> None:
+        for b in _blocks(msg, "tool_use"):
+            uid, name, inp = b.get("id"), b.get("name"), b.get("input")
+            if isinstance(uid, str) and uid and isinstance(name, str):
+                self.calls[uid] = Call(
+                    uid, name, inp if isinstance(inp, dict) else {}, epoch(row.get("timestamp"))
+                )
+                self.calls.move_to_end(uid)
+        while len(self.calls) > OPEN_CALLS:
+            self.calls.popitem(last=False)
+
+    def _results(self, row: dict[str, Any]) -> None:
+        msg = row.get("message")
+        for b in _blocks(msg, "tool_result") if isinstance(msg, dict) else []:
+            uid = b.get("tool_use_id")
+            if isinstance(uid, str):
+                self.calls.pop(uid, None)
+
+    def step(self) -> Step | None:
+        """The newest call without a result: what the member does now."""
+        if not self.calls:
+            return None
+        return step_of(next(reversed(self.calls.values())))
 
     def take_answers(self) -> list[Answer]:
         out, self.answers = self.answers, []
@@ -766,11 +829,14 @@ class Session:
             spoken = [t.stats for t in main.get(name, []) if t.stats.last_words]
             words = max(spoken, key=lambda s: s.words_at or 0.0).last_words if spoken else None
             last = max(times) if times else None
+            calls = [c for t in main.get(name, []) for c in t.stats.calls.values()]
+            newest = max(calls, key=lambda c: c.at or 0.0, default=None)
             members[name] = Activity(
                 last_active=last,
                 last_words=words,
                 tokens=tokens,
                 working=last is not None and now - last < WORKING_SECONDS,
+                doing=step_of(newest) if newest is not None else None,
             )
             placed = [t.stats for t in main.get(name, []) if t.stats.branch]
             if placed:

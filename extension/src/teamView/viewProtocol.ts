@@ -17,6 +17,8 @@ export interface ViewMember {
   /** epoch ms of its last activity, else null */
   lastActive: number | null;
   lastWords: string;
+  /** what it does now, one line of text ('' when nothing) */
+  doing: string;
   tokens: number | null;
   /** USD, an estimate */
   cost: number | null;

@@ -53,6 +53,7 @@ function memberRow(m: ViewMember): HTMLElement {
   const lines = [
     m.why ? h('div', { class: 'why', text: m.why }) : '',
     m.task ? h('div', { class: 'task', text: `task: ${m.task}` }) : '',
+    m.doing ? h('div', { class: 'doing', text: `now: ${m.doing}` }) : '',
     m.lastActive ? h('div', { class: 'last', text: `active ${relativeTime(m.lastActive)}` }) : '',
     m.lastWords
       ? h('div', {

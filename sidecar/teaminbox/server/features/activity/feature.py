@@ -18,6 +18,7 @@ from ....protocol import ActivityParams
 from ....tracker import Change, Tracker
 from ....transcripts import PRICES, WORKING_SECONDS, Price, TeamActivity
 from ...feature import Feature, Outgoing
+from ..permissions import Permissions, Prompts
 from .follow import Follower, Result
 from .spec import Spec, answer_message, spec_of
 
@@ -47,6 +48,16 @@ def _working(a: Activity, now: float) -> Activity:
     return a if a.working == working else attrs.evolve(a, working=working)
 
 
+def _shown(a: Activity, now: float, waiting: bool) -> Activity:
+    """A live member's activity as sent: working or not by now, its step waiting for a
+    permission answer or not."""
+    a = _working(a, now)
+    step = a.doing
+    if step is not None and step.waiting != waiting:
+        a = attrs.evolve(a, doing=attrs.evolve(step, waiting=waiting))
+    return a
+
+
 class Transcripts(Feature):
     """Follows the live Claude teams' session transcripts (see the package's description)."""
 
@@ -70,10 +81,40 @@ class Transcripts(Feature):
         self.polled = 0.0
         self.finalized = False  # teams that ended while the sidecar was away: read once
         self.follower = Follower(server, self.merge, lambda: self.prices)
+        self._prompts: Prompts | None = None
 
     @property
     def on(self) -> bool:
         return self.server.options.read_transcripts
+
+    def prompts(self) -> Prompts | None:
+        """The permission prompts open (none when the server runs without that feature)."""
+        if self._prompts is None:
+            try:
+                self._prompts = self.server.get_feature(Permissions).prompts
+            except LookupError:
+                return None
+        return self._prompts
+
+    def _waiting(self, tid: str) -> set[str]:
+        prompts = self.prompts()
+        return prompts.waiting(tid) if prompts is not None else set()
+
+    def started(self) -> None:
+        prompts = self.prompts()
+        if prompts is not None and self.on:
+            prompts.on_change.append(self._prompts_changed)
+
+    def _prompts_changed(self) -> None:
+        """The event loop: a prompt came or went; a step may wait, or no longer."""
+        server = self.server
+
+        async def go() -> None:
+            out = await server.in_state(self._notifications)
+            for method, params in out:
+                server.notify(method, params)
+
+        server.spawn(go())
 
     # --- the state thread -------------------------------------------------------------
 
@@ -197,7 +238,8 @@ class Transcripts(Feature):
         if act is None:
             self.due.pop(tid, None)
             return
-        members = {name: _working(a, now) for name, a in act.members.items()}
+        waiting = self._waiting(tid) if tid in self.live else set()
+        members = {name: _shown(a, now, name in waiting) for name, a in act.members.items()}
         params = ActivityParams(tid, act.tokens, act.branch, members)
         last = self.sent.get(tid)
         if last is not None and last[0] == params:
@@ -227,6 +269,7 @@ class Transcripts(Feature):
             if act is None:
                 return
             now = time.time()
+            waiting = set() if team.ended else self._waiting(team.id)
             team.tokens, team.branch = act.tokens, act.branch
             members = []
             for m in team.members:
@@ -236,7 +279,7 @@ class Transcripts(Feature):
                     if a is None
                     else attrs.evolve(
                         m,
-                        activity=a if team.ended else _working(a, now),
+                        activity=a if team.ended else _shown(a, now, m.name in waiting),
                         branch=m.branch or act.branches.get(m.name),
                     )
                 )
@@ -250,7 +293,7 @@ class Transcripts(Feature):
                             name=name,
                             inbox=name,
                             left=True,
-                            activity=a if team.ended else _working(a, now),
+                            activity=a if team.ended else _shown(a, now, name in waiting),
                             branch=act.branches.get(name),
                         )
                     )
