@@ -6,10 +6,12 @@ import * as vscode from 'vscode';
 import { PAGE_LIMIT } from './inboxPage';
 import type { CacheChange, SidecarCache } from './sidecarCache';
 import type { SidecarPort } from './sidecarPort';
-import type { Member, Message, Team } from './protocol';
+import type { FileChange, Member, Message, Team } from './protocol';
 import {
   AttentionGroupNode,
   AttentionNode,
+  ChangedFileNode,
+  ChangesNode,
   ConversationMessageNode,
   ConversationNode,
   EndedGroupNode,
@@ -19,6 +21,8 @@ import {
   TeamNode,
   TreeNode,
   attentionNodeId,
+  changedFileNodeId,
+  changesNodeId,
   convMessageNodeId,
   conversationNodeId,
   inboxNodeId,
@@ -29,6 +33,8 @@ import {
 import {
   Row,
   attentionRow,
+  changedFileRow,
+  changesRow,
   conversationRow,
   memberRow,
   messageRow,
@@ -161,6 +167,9 @@ export class InboxTreeProvider
     if (node.kind === 'older') {
       item.command = { command: 'teamInbox.showOlder', title: 'Show Older Messages', arguments: [node] };
     }
+    if (node.kind === 'changedFile') {
+      item.command = { command: 'teamInbox.openChangedFile', title: 'Open File', arguments: [node] };
+    }
     if (node.kind === 'convMessage') {
       item.command = {
         command: 'teamInbox.openMessage',
@@ -220,6 +229,10 @@ export class InboxTreeProvider
         };
       case 'convMessage':
         return conversationRow(node.message);
+      case 'changes':
+        return changesRow(node.member);
+      case 'changedFile':
+        return changedFileRow(node.change);
       case 'ended':
         return {
           label: 'Ended',
@@ -317,11 +330,23 @@ export class InboxTreeProvider
           }),
         );
       }
+      if (node.kind === 'changes') {
+        const { changes } = await this.sidecar.request('teamInbox/changes', {
+          team: node.teamId,
+          member: node.member.name,
+        });
+        return this.adopt(
+          node.id,
+          changes.map(c => this.changedFileNode(node.team, node.member, c)),
+        );
+      }
       if (node.kind === 'inbox') {
         const page = await this.cache.loadPage(node.teamId, node.inbox);
         // the newest first, a step at a time: each new message redraws all of them
         const shown = this.shown.get(node.id) ?? SHOWN_FIRST;
-        const kids: TreeNode[] = page.slice(0, shown).map(m => this.messageNode(node.team, node.member, m));
+        const kids: TreeNode[] = [];
+        if (node.member.activity?.changed) kids.push(this.changesNode(node.team, node.member));
+        kids.push(...page.slice(0, shown).map(m => this.messageNode(node.team, node.member, m)));
         // hidden 0: the page is all drawn but full, so older ones may be left to fetch
         if (page.length > shown || this.cache.pageFull(node.teamId, node.inbox)) {
           kids.push(this.olderNode(node.team, node.member, Math.max(page.length - shown, 0)));
@@ -503,6 +528,33 @@ export class InboxTreeProvider
       n => {
         n.team = team;
         n.member = member;
+      },
+    );
+  }
+
+  private changesNode(team: Team, member: Member): ChangesNode {
+    const id = changesNodeId(team.id, member.inbox);
+    return this.keep(
+      id,
+      ChangesNode,
+      () => new ChangesNode(id, team, member),
+      n => {
+        n.team = team;
+        n.member = member;
+      },
+    );
+  }
+
+  private changedFileNode(team: Team, member: Member, change: FileChange): ChangedFileNode {
+    const id = changedFileNodeId(team.id, member.inbox, change.toolUseId);
+    return this.keep(
+      id,
+      ChangedFileNode,
+      () => new ChangedFileNode(id, team, member, change),
+      n => {
+        n.team = team;
+        n.member = member;
+        n.change = change;
       },
     );
   }

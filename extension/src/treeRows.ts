@@ -1,5 +1,15 @@
 // What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
-import type { AttentionItem, Description, Member, MemberState, Message, Step, Team, TokenUse } from './protocol';
+import type {
+  AttentionItem,
+  Description,
+  FileChange,
+  Member,
+  MemberState,
+  Message,
+  Step,
+  Team,
+  TokenUse,
+} from './protocol';
 import { ATTENTION_ICONS, DELIVERY_ICONS, deliveryState, waitedFor } from './conversation';
 import { descriptionText, firstLine, frameKind, messagePreview, problemText, relativeTime } from './render';
 import { plain } from './plainText';
@@ -353,6 +363,39 @@ export function attentionRow(item: AttentionItem, teamName: string, now: number 
     color: item.kind === 'stalled' ? 'problemsWarningIcon.foreground' : 'notificationsInfoIcon.foreground',
     // a request the hook handed over is answered here; a terminal's is only shown
     contextValue: item.action === 'answerPermission' ? 'attention.permissionHook' : `attention.${item.kind}`,
+    collapsible: false,
+  };
+}
+
+/** "Changed files (N)": the files a member wrote or edited (its calls' results no error). */
+export function changesRow(m: Member): Row {
+  const n = m.activity?.changed ?? 0;
+  return {
+    label: `Changed files (${n})`,
+    description: '',
+    tooltip:
+      `The files ${m.name} wrote or edited (Write, Edit, MultiEdit, NotebookEdit without an error), ` +
+      'newest first, from its session transcript. Click one to open it; "Show Change" compares.',
+    icon: 'diff',
+    contextValue: 'changes',
+    collapsible: true,
+  };
+}
+
+/** One changed file: its name, then its folder, the tool and when; the path as text, never markup. */
+export function changedFileRow(c: FileChange, now: number = Date.now()): Row {
+  const shown = firstLine(plain(c.pathText), 400);
+  const cut = shown.replace(/\/+$/, '');
+  const slash = cut.lastIndexOf('/');
+  const name = slash >= 0 ? cut.slice(slash + 1) || cut : cut;
+  const folder = slash > 0 ? cut.slice(0, slash) : '';
+  const when = c.time ? relativeTime(c.time * 1000, now) : '';
+  return {
+    label: firstLine(name, 80),
+    description: [firstLine(folder, 60), c.tool, when].filter(Boolean).join(' · '),
+    tooltip: [shown, `${c.tool} by ${plain(c.member)}${c.time ? ` at ${clock(c.time)}` : ''}`].join('\n'),
+    icon: c.tool === 'Write' ? 'new-file' : 'edit',
+    contextValue: 'changedFile',
     collapsible: false,
   };
 }

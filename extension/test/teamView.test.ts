@@ -146,7 +146,10 @@ test('viewTeam: a member card says what it does now, as text', () => {
   };
   const t = team({
     members: [
-      member({ name: 'helper', activity: { lastActive: null, lastWords: null, tokens, working: true, doing } }),
+      member({
+        name: 'helper',
+        activity: { lastActive: null, lastWords: null, tokens, working: true, doing, changed: 0 },
+      }),
     ],
   });
   assert.equal(viewTeam(t, [], now).members[0].doing, 'Edit: src/api/refunds.py (for 2 min)');

@@ -295,6 +295,22 @@ class Activity:
     tokens: TokenUse = attrs.Factory(TokenUse)
     working: bool = False  # its transcript grew in the last 10 seconds
     doing: Step | None = None  # its current step; null when it runs none
+    changed: int = 0  # its successful file writes and edits read so far (teamInbox/changes)
+
+
+FileTool = Literal["Write", "Edit", "MultiEdit", "NotebookEdit"]
+
+
+@attrs.define
+class FileChange:
+    """A file a member wrote or edited: a file call whose result was no error."""
+
+    member: str
+    path: str  # as the call named it (agent data: open it, never run it)
+    path_text: str  # the path written out as one line of text: what a row shows
+    tool: FileTool
+    time: float | None  # epoch seconds of its result's row
+    tool_use_id: str
 
 
 StateKind = Literal["working", "idle", "waiting", "stalled", "gone"]

@@ -4,8 +4,11 @@ The real `teaminbox serve` runs before claude. The lead spawns helper, whose fir
 a Bash command that waits for a file the test creates (`GO`): while it waits, the sidecar
 must say helper runs it (in `teamInbox/teams`, in a `teamInbox/activity` notification,
 and in `teaminbox teams --json`). The test then creates GO; the command ends, helper
-writes a file with Write and says it is done: its step is gone. No timing assumption:
-each look waits for its condition, the command waits for the test.
+writes a file with Write, tries an Edit that fails and says it is done: its step is gone,
+the Write is its one changed file (`teamInbox/changes`, its text from `changeContent`),
+and a second server on the same history, the team ended, still lists it (without its
+text). No timing assumption: each look waits for its condition, the command waits for
+the test.
 
 One session (about 30 s), nothing leaves the machine.
 """
@@ -68,7 +71,21 @@ def make_script(cwd: Path) -> Script:
                 call("Write", {"file_path": f"{cwd}/report.txt", "content": WRITTEN}),
                 after=("h-bash",),
             ),
-            Rule("h-done", "helper", has_results, say(HELPER_DONE), after=("h-write",)),
+            Rule(
+                "h-bad-edit",
+                "helper",
+                has_results,
+                call(
+                    "Edit",
+                    {
+                        "file_path": f"{cwd}/report.txt",
+                        "old_string": "NOT-IN-THE-FILE",
+                        "new_string": "x",
+                    },
+                ),
+                after=("h-write",),
+            ),
+            Rule("h-done", "helper", has_results, say(HELPER_DONE), after=("h-bad-edit",)),
         ]
     )
 
@@ -85,6 +102,11 @@ class Run:
     after: dict[str, Any] = field(default_factory=dict)  # helper, once it is done
     bash_result: dict[str, Any] = field(default_factory=dict)
     write_result: dict[str, Any] = field(default_factory=dict)
+    edit_result: dict[str, Any] = field(default_factory=dict)
+    changes: list[dict[str, Any]] = field(default_factory=list)  # teamInbox/changes, helper's
+    content: dict[str, Any] = field(default_factory=dict)  # teamInbox/changeContent of the Write
+    ended_changes: list[dict[str, Any]] = field(default_factory=list)  # a second server's
+    ended_content: dict[str, Any] = field(default_factory=dict)
 
     def require(self) -> None:
         if self.error:
@@ -136,7 +158,9 @@ def _play(s: Session, sidecar: Sidecar, run: Run, notes: list[Any]) -> None:
     run.cli_text = _cli(s, "teams")
     (cwd / "GO").touch()
     done = s.wait_rule("h-done", 60)
-    run.write_result = done.tool_results()[0] if done.tool_results() else {}
+    run.edit_result = done.tool_results()[0] if done.tool_results() else {}
+    [edit] = [r for r in s.api.snapshot() if r.rule == "h-bad-edit"]
+    run.write_result = edit.tool_results()[0] if edit.tool_results() else {}
     [wrote] = [r for r in s.api.snapshot() if r.rule == "h-write"]
     run.bash_result = wrote.tool_results()[0] if wrote.tool_results() else {}
 
@@ -146,6 +170,11 @@ def _play(s: Session, sidecar: Sidecar, run: Run, notes: list[Any]) -> None:
         return m if a.get("lastWords") == HELPER_DONE and a.get("doing") is None else None
 
     run.after = s.wait(finished, 30, "the sidecar to say helper runs nothing")
+    run.changes = sidecar.call("teamInbox/changes", {"team": tid, "member": "helper"})["changes"]
+    if run.changes:
+        run.content = sidecar.call(
+            "teamInbox/changeContent", {"team": tid, "toolUseId": run.changes[0]["toolUseId"]}
+        )
 
 
 def _run(base: Path) -> Run:
@@ -177,6 +206,17 @@ def _run(base: Path) -> Run:
                 s.exit()
     finally:
         sidecar.stop()
+    if run.error is None and run.changes:  # a second server on the same history, the team ended
+        again = Sidecar(home).start()
+        try:
+            params = {"team": f"claude:{run.team}", "member": "helper"}
+            run.ended_changes = again.call("teamInbox/changes", params)["changes"]
+            run.ended_content = again.call(
+                "teamInbox/changeContent",
+                {"team": params["team"], "toolUseId": run.changes[0]["toolUseId"]},
+            )
+        finally:
+            again.stop()
     return run
 
 
@@ -206,3 +246,41 @@ def test_the_step_ends_with_its_result(doing: Run) -> None:
     assert not doing.bash_result.get("is_error") and not doing.write_result.get("is_error")
     assert (doing.session.cwd / "report.txt").read_text() == WRITTEN
     assert doing.after["activity"]["doing"] is None
+
+
+def test_the_teammates_write_is_its_changed_file_and_the_failed_edit_is_not(doing: Run) -> None:
+    doing.require()
+    assert doing.edit_result.get("is_error") is True, doing.edit_result
+    path = str(doing.session.cwd / "report.txt")
+    [change] = doing.changes
+    assert (change["member"], change["path"], change["pathText"], change["tool"]) == (
+        "helper",
+        path,
+        path,
+        "Write",
+    )
+    assert change["toolUseId"].startswith("toolu_") and isinstance(change["time"], float)
+    assert doing.after["activity"]["changed"] == 1
+    c = doing.content
+    assert (c["kept"], c["path"], c["tool"], c["before"], c["after"], c["cut"]) == (
+        True,
+        path,
+        "Write",
+        None,
+        WRITTEN,
+        False,
+    )
+
+
+def test_an_ended_team_keeps_its_changed_files_without_their_text(doing: Run) -> None:
+    doing.require()
+    assert doing.ended_changes and doing.ended_changes == doing.changes
+    assert doing.ended_content == {
+        "toolUseId": doing.changes[0]["toolUseId"],
+        "kept": False,
+        "path": None,
+        "tool": None,
+        "before": None,
+        "after": None,
+        "cut": False,
+    }

@@ -14,7 +14,13 @@ import orjson
 
 from ....diff import InboxDiff
 from ....model import Activity, Member, Team
-from ....protocol import ActivityParams
+from ....protocol import (
+    ActivityParams,
+    ChangeContent,
+    ChangeContentParams,
+    ChangesParams,
+    ChangesResult,
+)
 from ....tracker import Change, Tracker
 from ....transcripts import PRICES, WORKING_SECONDS, Price, TeamActivity
 from ...feature import Feature, Outgoing
@@ -86,6 +92,41 @@ class Transcripts(Feature):
     @property
     def on(self) -> bool:
         return self.server.options.read_transcripts
+
+    def register(self) -> None:
+        self.request("teamInbox/changes", self.changes)
+        self.request("teamInbox/changeContent", self.change_content)
+
+    async def changes(self, p: ChangesParams) -> ChangesResult:
+        def run() -> ChangesResult:
+            act = self._activity(p.team)
+            found = act.changes if act is not None else []
+            if p.member is not None:
+                found = [c for c in found if c.member == p.member]
+            return ChangesResult(list(found))
+
+        return await self.server.in_state(run)
+
+    async def change_content(self, p: ChangeContentParams) -> ChangeContent:
+        def run() -> ChangeContent:
+            act = self._activity(p.team)
+            w = act.written.get(p.tool_use_id) if act is not None else None
+            if w is None or not w.kept:
+                return ChangeContent(p.tool_use_id, False)
+            return ChangeContent(p.tool_use_id, True, w.path, w.tool, w.before, w.after, w.cut)
+
+        return await self.server.in_state(run)
+
+    def _activity(self, tid: str) -> TeamActivity | None:
+        """A team's activity: the live one's, else what the history kept of an ended one."""
+        if not self.on:
+            return None
+        live = self.live.get(tid)
+        if live is not None:
+            return live
+        if tid not in self.ended and self.tracker.history.team_activity(tid) is None:
+            return None  # nothing cached for a name the history does not hold
+        return self._ended_activity(tid)
 
     def prompts(self) -> Prompts | None:
         """The permission prompts open (none when the server runs without that feature)."""
