@@ -32,6 +32,7 @@ import {
 } from './treeNodes';
 import {
   Row,
+  LONG_STEP_SECONDS,
   attentionRow,
   changedFileRow,
   changesRow,
@@ -81,6 +82,8 @@ export class InboxTreeProvider
   private rootLoads = 0;
   private rootAgain = false;
   private badgeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A member row whose step runs is drawn again as its "for N min" turns (nothing else would). */
+  private readonly stepTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -147,6 +150,24 @@ export class InboxTreeProvider
     }
   }
 
+  private stepTimer(node: InboxNode): void {
+    const old = this.stepTimers.get(node.id);
+    if (old) clearTimeout(old);
+    this.stepTimers.delete(node.id);
+    const since = node.member.activity?.doing?.since;
+    if (!since || node.team.ended) return;
+    const ran = Date.now() / 1000 - since;
+    const wait = ran < LONG_STEP_SECONDS ? LONG_STEP_SECONDS - ran : 60 - (ran % 60);
+    const timer = setTimeout(
+      () => {
+        this.stepTimers.delete(node.id);
+        if (this.nodes.get(node.id) === node) this.fire(node, 'inbox');
+      },
+      Math.ceil(wait * 1000) + 100,
+    );
+    this.stepTimers.set(node.id, timer);
+  }
+
   private note(id: string): void {
     this.redrawn.push(id);
     if (this.redrawn.length > 200) this.redrawn.splice(0, 100);
@@ -161,6 +182,7 @@ export class InboxTreeProvider
       node.kind === 'attentionGroup' ||
       (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
     const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
+    if (node.kind === 'inbox') this.stepTimer(node);
     if (node.kind === 'message') {
       item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
     }
@@ -632,6 +654,7 @@ export class InboxTreeProvider
 
   dispose(): void {
     if (this.badgeTimer) clearTimeout(this.badgeTimer);
+    for (const t of this.stepTimers.values()) clearTimeout(t);
     this.subscriptions.forEach(s => s.dispose());
     this.emitter.dispose();
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { renderMarkdown } from '../webview/teamView/markdown';
 import { frameCard, tasksNote, viewMessage, viewTeam } from '../src/teamView/viewModel';
 import { recipientResult } from '../src/teamView/recipientResult';
-import { isWebLink } from '../src/teamView/viewProtocol';
+import { doingLine, isWebLink } from '../src/teamView/viewProtocol';
 import { member, msg, sent, team } from './fixtures';
 
 test('markdown: no HTML, no script, no image, no command: or javascript: link', () => {
@@ -152,6 +152,10 @@ test('viewTeam: a member card says what it does now, as text', () => {
       }),
     ],
   });
-  assert.equal(viewTeam(t, [], now).members[0].doing, 'Edit: src/api/refunds.py (for 2 min)');
+  const card = viewTeam(t, [], now).members[0];
+  assert.equal(card.doing, 'Edit: src/api/refunds.py');
+  assert.equal(card.doingSince, now - 125_000);
+  assert.equal(doingLine(card, now), 'now: Edit: src/api/refunds.py (for 2 min)');
+  assert.equal(doingLine(card, now - 100_000), 'now: Edit: src/api/refunds.py', 'under a minute: no duration');
   assert.equal(viewTeam(team(), [], now).members[0].doing, '');
 });

@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
 from support.world import Teams
 from teaminbox.cli.output import step_line
 from teaminbox.model import Activity, Step
+from teaminbox.protocol import AttentionItem, PermissionPrompt
+from teaminbox.server.core import TeamInboxServer
 from teaminbox.server.features.activity.feature import _shown
+from teaminbox.server.features.permissions import Prompts
 from teaminbox.transcripts import STEP_CHARS, Session, Stats, TeamActivity
 
 SONNET = "claude-sonnet-4-5-20250929"
@@ -194,3 +197,15 @@ def test_the_command_line_shows_each_members_step(teams: Teams) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "    now: Bash: npm test -- refunds \\e[31m (for " in proc.stdout
     assert "\x1b" not in proc.stdout
+
+
+def test_the_members_a_prompt_is_open_for_the_hooks_and_the_terminals() -> None:
+    prompts = Prompts(cast(TeamInboxServer, None))
+    assert prompts.waiting("claude:t") == set()
+    hook = PermissionPrompt("p1", "claude:t", "helper", "Bash", {}, "rm x", "s", [], 1.0, "sid")
+    other = PermissionPrompt("p2", "claude:u", "tester", "Bash", {}, "rm y", "s", [], 1.0, "sid2")
+    prompts.open = {"p1": (hook, None), "p2": (other, None)}  # type: ignore[dict-item]
+    item = AttentionItem("permission", "claude:t", "team-lead", None, 1.0, "s")
+    prompts._looked["claude:t"] = (0.0, [item])
+    assert prompts.waiting("claude:t") == {"helper", "team-lead"}
+    assert prompts.waiting("claude:u") == {"tester"}
