@@ -11,6 +11,7 @@ import type { ChangeContent, FileChange } from './protocol';
 import { ChangedFileNode } from './treeNodes';
 import { plain } from './plainText';
 import { errorText } from './render';
+import { windowsPath } from './treeRows';
 
 export const CHANGE_SCHEME = 'teaminbox-change';
 const KEPT_DOCS = 50;
@@ -20,9 +21,15 @@ const GIT_TIMEOUT_MS = 5000;
 /** What a Write's diff compares it with, in words for the diff's title. */
 export type WriteBase = { kind: 'head'; text: string } | { kind: 'notInHead' } | { kind: 'noGit'; why: string };
 
+/** The last part of a path as shown, split by the raw path's own separator. */
+export function baseName(shown: string, raw: string): string {
+  const sep = windowsPath(raw) ? '\\' : '/';
+  return (shown.endsWith(sep) ? shown.slice(0, -1) : shown).split(sep).pop() || shown;
+}
+
 /** The diff's title: which texts it compares (pure). */
 export function changeTitle(c: FileChange, content: ChangeContent, base?: WriteBase): string {
-  const name = path.posix.basename(plain(c.pathText)) || plain(c.pathText);
+  const name = baseName(plain(c.pathText), c.path);
   const cut = content.cut ? ' (cut at 256 KiB)' : '';
   if (content.tool === 'Edit' || content.tool === 'MultiEdit') {
     return `${name}: ${content.tool}'s old ↔ new text, from ${plain(c.member)}'s transcript${cut}`;
@@ -156,7 +163,7 @@ export function registerChangeView(sidecar: SidecarPort, log: (line: string) => 
       );
       return;
     }
-    const name = path.posix.basename(plain(c.pathText)) || 'file';
+    const name = baseName(plain(c.pathText), c.path);
     const after = content.after ?? '';
     if (content.tool === 'Edit' || content.tool === 'MultiEdit') {
       const title = changeTitle(c, content);

@@ -367,6 +367,11 @@ export function attentionRow(item: AttentionItem, teamName: string, now: number 
   };
 }
 
+/** `C:\x` or `\\server\share`: a path whose separator is a backslash. */
+export function windowsPath(p: string): boolean {
+  return /^[A-Za-z]:\\|^\\\\/.test(p);
+}
+
 /** "Changed files (N)": the files a member wrote or edited (its calls' results no error). */
 export function changesRow(m: Member): Row {
   const n = m.activity?.changed ?? 0;
@@ -385,8 +390,10 @@ export function changesRow(m: Member): Row {
 /** One changed file: its name, then its folder, the tool and when; the path as text, never markup. */
 export function changedFileRow(c: FileChange, now: number = Date.now()): Row {
   const shown = firstLine(plain(c.pathText), 400);
-  const cut = shown.replace(/\/+$/, '');
-  const slash = cut.lastIndexOf('/');
+  // a Windows teammate's path by its own separator; else a backslash is the text's (`\e`, written out)
+  const sep = windowsPath(c.path) ? '\\' : '/';
+  const cut = shown.endsWith(sep) ? shown.slice(0, -1) : shown;
+  const slash = cut.lastIndexOf(sep);
   const name = slash >= 0 ? cut.slice(slash + 1) || cut : cut;
   const folder = slash > 0 ? cut.slice(0, slash) : '';
   const when = c.time ? relativeTime(c.time * 1000, now) : '';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { changedFileRow, changesRow } from '../src/treeRows';
-import { changeTitle, insideOf } from '../src/changeView';
+import { baseName, changeTitle, insideOf } from '../src/changeView';
 import type { ChangeContent, FileChange } from '../src/protocol';
 import { member } from './fixtures';
 
@@ -38,6 +38,8 @@ test('changed files: the group row counts them; a file row is its name, folder, 
   assert.equal(r.contextValue, 'changedFile');
   assert.match(r.tooltip, /^\/w\/src\/api\/refunds\.py\nEdit by helper at 17:58 UTC$/);
   assert.equal(changedFileRow(change({ tool: 'Write' }), NOW).icon, 'new-file');
+  const win = changedFileRow(change({ path: 'C:\\w\\src\\refunds.py', pathText: 'C:\\w\\src\\refunds.py' }), NOW);
+  assert.deepEqual([win.label, win.description], ['refunds.py', 'C:\\w\\src · Edit · 2m ago']);
 });
 
 test('changed files: a hostile path is one line of text, no link or icon syntax', () => {
@@ -60,6 +62,13 @@ test('show change: the title says what is compared', () => {
     changeTitle(c, { ...w, cut: true }, { kind: 'noGit', why: 'the workspace is no git repository' }),
     'refunds.py: what helper wrote (the workspace is no git repository) (cut at 256 KiB)',
   );
+});
+
+test('show change: a name from either separator', () => {
+  assert.equal(baseName('/w/a/b.py', '/w/a/b.py'), 'b.py');
+  assert.equal(baseName('C:\\w\\b.py', 'C:\\w\\b.py'), 'b.py');
+  assert.equal(baseName('/w/dir/', '/w/dir/'), 'dir');
+  assert.equal(baseName('/w/a\\eb.py', '/w/a\x1bb.py'), 'a\\eb.py', 'a written-out ESC is no separator');
 });
 
 test('show change: inside the workspace is by whole path segments', () => {
