@@ -5,6 +5,7 @@ import { SidecarClient } from './sidecarClient';
 import { SidecarCache } from './sidecarCache';
 import { MarkService } from './markService';
 import { createInboxView, InboxTreeProvider } from './inboxTree';
+import { registerChangeView } from './changeView';
 import { MESSAGE_SCHEME, MessageContentProvider } from './messageView';
 import { Notifier } from './notifier';
 import { UnreadStatus } from './statusBar';
@@ -108,6 +109,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const { defs: mcp, disposables: mcpParts } = registerMcpDefinition(sidecar, context, log);
   context.subscriptions.push(...mcpParts);
   context.subscriptions.push(...registerPermissions(sidecar, context.extensionPath, log));
+  context.subscriptions.push(...registerChangeView(sidecar, line => log.info(line)));
   const restart = (why: string) => {
     log.info(`${why}: restarting the sidecar`);
     void sidecar.restart();

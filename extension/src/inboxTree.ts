@@ -6,10 +6,12 @@ import * as vscode from 'vscode';
 import { PAGE_LIMIT } from './inboxPage';
 import type { CacheChange, SidecarCache } from './sidecarCache';
 import type { SidecarPort } from './sidecarPort';
-import type { Member, Message, Team } from './protocol';
+import type { FileChange, Member, Message, Team } from './protocol';
 import {
   AttentionGroupNode,
   AttentionNode,
+  ChangedFileNode,
+  ChangesNode,
   ConversationMessageNode,
   ConversationNode,
   EndedGroupNode,
@@ -19,6 +21,8 @@ import {
   TeamNode,
   TreeNode,
   attentionNodeId,
+  changedFileNodeId,
+  changesNodeId,
   convMessageNodeId,
   conversationNodeId,
   inboxNodeId,
@@ -28,7 +32,10 @@ import {
 } from './treeNodes';
 import {
   Row,
+  LONG_STEP_SECONDS,
   attentionRow,
+  changedFileRow,
+  changesRow,
   conversationRow,
   memberRow,
   messageRow,
@@ -75,6 +82,8 @@ export class InboxTreeProvider
   private rootLoads = 0;
   private rootAgain = false;
   private badgeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A member row whose step runs is drawn again as its "for N min" turns (nothing else would). */
+  private readonly stepTimers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly subscriptions: vscode.Disposable[];
 
   constructor(
@@ -141,6 +150,24 @@ export class InboxTreeProvider
     }
   }
 
+  private stepTimer(node: InboxNode): void {
+    const old = this.stepTimers.get(node.id);
+    if (old) clearTimeout(old);
+    this.stepTimers.delete(node.id);
+    const since = node.member.activity?.doing?.since;
+    if (!since || node.team.ended) return;
+    const ran = Date.now() / 1000 - since;
+    const wait = ran < LONG_STEP_SECONDS ? LONG_STEP_SECONDS - ran : 60 - (ran % 60);
+    const timer = setTimeout(
+      () => {
+        this.stepTimers.delete(node.id);
+        if (this.nodes.get(node.id) === node) this.fire(node, 'inbox');
+      },
+      Math.ceil(wait * 1000) + 100,
+    );
+    this.stepTimers.set(node.id, timer);
+  }
+
   private note(id: string): void {
     this.redrawn.push(id);
     if (this.redrawn.length > 200) this.redrawn.splice(0, 100);
@@ -155,11 +182,15 @@ export class InboxTreeProvider
       node.kind === 'attentionGroup' ||
       (node.kind === 'inbox' && startsExpanded(node.member) && !node.team.ended);
     const item = toItem(node, row, expanded ? Expanded : row.collapsible ? Collapsed : None);
+    if (node.kind === 'inbox') this.stepTimer(node);
     if (node.kind === 'message') {
       item.command = { command: 'teamInbox.openMessage', title: 'Open Message', arguments: [node] };
     }
     if (node.kind === 'older') {
       item.command = { command: 'teamInbox.showOlder', title: 'Show Older Messages', arguments: [node] };
+    }
+    if (node.kind === 'changedFile') {
+      item.command = { command: 'teamInbox.openChangedFile', title: 'Open File', arguments: [node] };
     }
     if (node.kind === 'convMessage') {
       item.command = {
@@ -220,6 +251,10 @@ export class InboxTreeProvider
         };
       case 'convMessage':
         return conversationRow(node.message);
+      case 'changes':
+        return changesRow(node.member);
+      case 'changedFile':
+        return changedFileRow(node.change);
       case 'ended':
         return {
           label: 'Ended',
@@ -317,11 +352,23 @@ export class InboxTreeProvider
           }),
         );
       }
+      if (node.kind === 'changes') {
+        const { changes } = await this.sidecar.request('teamInbox/changes', {
+          team: node.teamId,
+          member: node.member.name,
+        });
+        return this.adopt(
+          node.id,
+          changes.map(c => this.changedFileNode(node.team, node.member, c)),
+        );
+      }
       if (node.kind === 'inbox') {
         const page = await this.cache.loadPage(node.teamId, node.inbox);
         // the newest first, a step at a time: each new message redraws all of them
         const shown = this.shown.get(node.id) ?? SHOWN_FIRST;
-        const kids: TreeNode[] = page.slice(0, shown).map(m => this.messageNode(node.team, node.member, m));
+        const kids: TreeNode[] = [];
+        if (node.member.activity?.changed) kids.push(this.changesNode(node.team, node.member));
+        kids.push(...page.slice(0, shown).map(m => this.messageNode(node.team, node.member, m)));
         // hidden 0: the page is all drawn but full, so older ones may be left to fetch
         if (page.length > shown || this.cache.pageFull(node.teamId, node.inbox)) {
           kids.push(this.olderNode(node.team, node.member, Math.max(page.length - shown, 0)));
@@ -507,6 +554,33 @@ export class InboxTreeProvider
     );
   }
 
+  private changesNode(team: Team, member: Member): ChangesNode {
+    const id = changesNodeId(team.id, member.inbox);
+    return this.keep(
+      id,
+      ChangesNode,
+      () => new ChangesNode(id, team, member),
+      n => {
+        n.team = team;
+        n.member = member;
+      },
+    );
+  }
+
+  private changedFileNode(team: Team, member: Member, change: FileChange): ChangedFileNode {
+    const id = changedFileNodeId(team.id, member.inbox, change.toolUseId);
+    return this.keep(
+      id,
+      ChangedFileNode,
+      () => new ChangedFileNode(id, team, member, change),
+      n => {
+        n.team = team;
+        n.member = member;
+        n.change = change;
+      },
+    );
+  }
+
   private olderNode(team: Team, member: Member, hidden: number): OlderNode {
     const id = olderNodeId(team.id, member.inbox);
     return this.keep(
@@ -580,6 +654,7 @@ export class InboxTreeProvider
 
   dispose(): void {
     if (this.badgeTimer) clearTimeout(this.badgeTimer);
+    for (const t of this.stepTimers.values()) clearTimeout(t);
     this.subscriptions.forEach(s => s.dispose());
     this.emitter.dispose();
   }

@@ -163,6 +163,21 @@ export interface TokenUse {
   cost: number;
 }
 
+/** A member's current step: its last tool call without a result yet (Claude Code). */
+export interface Step {
+  /** the tool's name, written out as text */
+  tool: string;
+  /** what it runs on (a command, a path), one line, cut with "…" */
+  detail: string;
+  /** "<tool>: <detail>", one line, cut with "…": what a row shows */
+  text: string;
+  /** epoch seconds of the call's row */
+  since: number | null;
+  toolUseId: string;
+  /** a permission prompt for it is open: it waits for the person */
+  waiting: boolean;
+}
+
 /** What a member's session transcript says it is doing (Claude Code). */
 export interface Activity {
   /** epoch seconds of its transcript's last row */
@@ -172,6 +187,23 @@ export interface Activity {
   tokens: TokenUse;
   /** its transcript grew in the last 10 seconds */
   working: boolean;
+  /** its current step; null when it runs none */
+  doing: Step | null;
+  /** its successful file writes and edits read so far (teamInbox/changes) */
+  changed: number;
+}
+
+/** A file a member wrote or edited: a file call whose result was no error. */
+export interface FileChange {
+  member: string;
+  /** as the call named it (agent data: open it, never run it) */
+  path: string;
+  /** the path written out as one line of text: what a row shows */
+  pathText: string;
+  tool: "Write" | "Edit" | "MultiEdit" | "NotebookEdit";
+  /** epoch seconds of its result's row */
+  time: number | null;
+  toolUseId: string;
 }
 
 /** What a member is doing, derived from its messages (member_state.py). */
@@ -549,6 +581,37 @@ export interface AnswerPermissionResult {
   delivered: boolean;
 }
 
+export interface ChangesParams {
+  team: string;
+  /** one member's; else every member's */
+  member?: string | null;
+}
+
+export interface ChangesResult {
+  /** newest first */
+  changes: FileChange[];
+}
+
+export interface ChangeContentParams {
+  team: string;
+  toolUseId: string;
+}
+
+/** What one file call wrote, from its transcript: text for a read-only diff. */
+export interface ChangeContent {
+  toolUseId: string;
+  /** false: its text is no longer held (older, or the team ended); the rest is null */
+  kept: boolean;
+  path: string | null;
+  tool: "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | null;
+  /** an edit's old text (MultiEdit: each edit's, a blank line apart) */
+  before: string | null;
+  /** what it wrote: an edit's new text, a Write's whole content */
+  after: string | null;
+  /** a text was longer than 256 KiB characters: its start only */
+  cut: boolean;
+}
+
 export interface CallToolParams {
   name:
     | "list_teams"
@@ -582,6 +645,8 @@ export const Methods = {
   doctor: "teamInbox/doctor",
   inboxPath: "teamInbox/inboxPath",
   forgetTeam: "teamInbox/forgetTeam",
+  changes: "teamInbox/changes",
+  changeContent: "teamInbox/changeContent",
   tasks: "teamInbox/tasks",
   setTaskStatus: "teamInbox/setTaskStatus",
   attention: "teamInbox/attention",
@@ -632,6 +697,10 @@ export interface RequestMap {
   "teamInbox/inboxPath": [InboxRef, PathResult];
   /** drop an ended team (its folder gone) and its archived messages from the history; `dryRun` only counts them */
   "teamInbox/forgetTeam": [ForgetParams, ForgetResult];
+  /** the files each member wrote or edited (its calls' results no error), newest first */
+  "teamInbox/changes": [ChangesParams, ChangesResult];
+  /** what one file call wrote (an edit's before and after, a Write's content) */
+  "teamInbox/changeContent": [ChangeContentParams, ChangeContent];
   /** a team's task board (live or ended) */
   "teamInbox/tasks": [TeamParams, TasksResult];
   /** change one task's status, under the peer's own lock */

@@ -2,7 +2,7 @@
 // apart from options objects with `instanceof` (no guessing from the shape). Each node keeps its
 // id for as long as the team, inbox or message exists, so VS Code keeps its expansion state;
 // the data fields are refreshed in place from the cache.
-import type { AttentionItem, Member, Message, Team } from './protocol';
+import type { AttentionItem, FileChange, Member, Message, Team } from './protocol';
 
 export class TeamNode {
   readonly kind = 'team';
@@ -56,6 +56,39 @@ export class OlderNode {
     public team: Team,
     public member: Member,
     public hidden: number,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
+  get inbox(): string {
+    return this.member.inbox;
+  }
+}
+
+/** "Changed files (N)" under a member: the files it wrote or edited, newest first. */
+export class ChangesNode {
+  readonly kind = 'changes';
+  constructor(
+    readonly id: string,
+    public team: Team,
+    public member: Member,
+  ) {}
+  get teamId(): string {
+    return this.team.id;
+  }
+  get inbox(): string {
+    return this.member.inbox;
+  }
+}
+
+/** One file a member wrote or edited: a click opens it, "Show Change" diffs the change. */
+export class ChangedFileNode {
+  readonly kind = 'changedFile';
+  constructor(
+    readonly id: string,
+    public team: Team,
+    public member: Member,
+    public change: FileChange,
   ) {}
   get teamId(): string {
     return this.team.id;
@@ -122,6 +155,8 @@ export type TreeNode =
   | InboxNode
   | MessageNode
   | OlderNode
+  | ChangesNode
+  | ChangedFileNode
   | ConversationNode
   | ConversationMessageNode
   | EndedGroupNode
@@ -132,6 +167,9 @@ export const teamNodeId = (team: string): string => `team:${team}`;
 export const inboxNodeId = (team: string, inbox: string): string => `inbox:${team}/${inbox}`;
 export const messageNodeId = (team: string, inbox: string, id: string): string => `msg:${team}/${inbox}/${id}`;
 export const olderNodeId = (team: string, inbox: string): string => `older:${team}/${inbox}`;
+export const changesNodeId = (team: string, inbox: string): string => `changes:${team}/${inbox}`;
+export const changedFileNodeId = (team: string, inbox: string, toolUseId: string): string =>
+  `chg:${team}/${inbox}/${toolUseId}`;
 export const conversationNodeId = (team: string): string => `conv:${team}`;
 export const convMessageNodeId = (team: string, inbox: string, id: string): string => `cmsg:${team}/${inbox}/${id}`;
 export const attentionNodeId = (i: AttentionItem): string =>

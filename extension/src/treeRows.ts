@@ -1,7 +1,18 @@
 // What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
-import type { AttentionItem, Description, Member, MemberState, Message, Team, TokenUse } from './protocol';
+import type {
+  AttentionItem,
+  Description,
+  FileChange,
+  Member,
+  MemberState,
+  Message,
+  Step,
+  Team,
+  TokenUse,
+} from './protocol';
 import { ATTENTION_ICONS, DELIVERY_ICONS, deliveryState, waitedFor } from './conversation';
 import { descriptionText, firstLine, frameKind, messagePreview, problemText, relativeTime } from './render';
+import { plain } from './plainText';
 
 /** Plain description of a row; `icon` is a codicon id, `color` a theme color id. */
 export interface Row {
@@ -87,6 +98,21 @@ export const STATE_ICONS: Record<MemberState['kind'], [string, string | undefine
 
 function clock(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(11, 16) + ' UTC';
+}
+
+/** A step running longer than this is said to ("for 3 min"). */
+export const LONG_STEP_SECONDS = 60;
+
+/**
+ * What a member does now, one line cut at `max`: its step as the sidecar wrote it out (text, never
+ * markup), "waiting for a permission answer" while a prompt is open, and how long when long.
+ */
+export function stepText(step: Step | null | undefined, now: number = Date.now(), max = 120): string {
+  if (!step) return '';
+  const ran = step.since ? Math.max(0, now / 1000 - step.since) : 0;
+  const long = ran >= LONG_STEP_SECONDS ? ` (for ${Math.floor(ran / 60)} min)` : '';
+  const what = firstLine(plain(step.text), max - long.length);
+  return (step.waiting ? `waiting for a permission answer: ${what}` : what) + long;
 }
 
 /** "working since 12:03 UTC (5m) because …" */
@@ -175,6 +201,8 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   const counts = m.unread ? `${m.unread} unread` : m.total ? `${m.total} message${m.total === 1 ? '' : 's'}` : 'empty';
   const desc = [counts, ...marks];
   if (state) desc.push(state.kind);
+  const doing = stepText(m.activity?.doing, now, 60);
+  if (doing) desc.push(doing);
   const tokens = tokenText(m.activity?.tokens);
   if (tokens) desc.push(tokens);
   if (m.error) desc.push(`error: ${firstLine(m.error.message, 50)}`);
@@ -199,6 +227,10 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
     m.activity?.lastActive
       ? `Last active: ${clock(m.activity.lastActive)} (${waitedFor(m.activity.lastActive, now)} ago)` +
         (m.activity.working ? ', working now' : '')
+      : '',
+    m.activity?.doing
+      ? `Now: ${stepText(m.activity.doing, now)}` +
+        (m.activity.doing.since ? `, since ${clock(m.activity.doing.since)}` : '')
       : '',
     m.activity?.lastWords ? `Last words: ${firstLine(m.activity.lastWords, 200)}` : '',
     tokenTooltip(m.activity?.tokens),
@@ -331,6 +363,46 @@ export function attentionRow(item: AttentionItem, teamName: string, now: number 
     color: item.kind === 'stalled' ? 'problemsWarningIcon.foreground' : 'notificationsInfoIcon.foreground',
     // a request the hook handed over is answered here; a terminal's is only shown
     contextValue: item.action === 'answerPermission' ? 'attention.permissionHook' : `attention.${item.kind}`,
+    collapsible: false,
+  };
+}
+
+/** `C:\x` or `\\server\share`: a path whose separator is a backslash. */
+export function windowsPath(p: string): boolean {
+  return /^[A-Za-z]:\\|^\\\\/.test(p);
+}
+
+/** "Changed files (N)": the files a member wrote or edited (its calls' results no error). */
+export function changesRow(m: Member): Row {
+  const n = m.activity?.changed ?? 0;
+  return {
+    label: `Changed files (${n})`,
+    description: '',
+    tooltip:
+      `The files ${m.name} wrote or edited (Write, Edit, MultiEdit, NotebookEdit without an error), ` +
+      'newest first, from its session transcript. Click one to open it; "Show Change" compares.',
+    icon: 'diff',
+    contextValue: 'changes',
+    collapsible: true,
+  };
+}
+
+/** One changed file: its name, then its folder, the tool and when; the path as text, never markup. */
+export function changedFileRow(c: FileChange, now: number = Date.now()): Row {
+  const shown = firstLine(plain(c.pathText), 400);
+  // a Windows teammate's path by its own separator; else a backslash is the text's (`\e`, written out)
+  const sep = windowsPath(c.path) ? '\\' : '/';
+  const cut = shown.endsWith(sep) ? shown.slice(0, -1) : shown;
+  const slash = cut.lastIndexOf(sep);
+  const name = slash >= 0 ? cut.slice(slash + 1) || cut : cut;
+  const folder = slash > 0 ? cut.slice(0, slash) : '';
+  const when = c.time ? relativeTime(c.time * 1000, now) : '';
+  return {
+    label: firstLine(name, 80),
+    description: [firstLine(folder, 60), c.tool, when].filter(Boolean).join(' · '),
+    tooltip: [shown, `${c.tool} by ${plain(c.member)}${c.time ? ` at ${clock(c.time)}` : ''}`].join('\n'),
+    icon: c.tool === 'Write' ? 'new-file' : 'edit',
+    contextValue: 'changedFile',
     collapsible: false,
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { renderMarkdown } from '../webview/teamView/markdown';
 import { frameCard, tasksNote, viewMessage, viewTeam } from '../src/teamView/viewModel';
 import { recipientResult } from '../src/teamView/recipientResult';
-import { isWebLink } from '../src/teamView/viewProtocol';
+import { doingLine, isWebLink } from '../src/teamView/viewProtocol';
 import { member, msg, sent, team } from './fixtures';
 
 test('markdown: no HTML, no script, no image, no command: or javascript: link', () => {
@@ -131,4 +131,31 @@ test('each recipient result in words, the note kept', () => {
     recipientResult(sent({ recipient: 'bob', ok: false, error: 'no such member' })).text,
     'bob: not delivered (no such member)',
   );
+});
+
+test('viewTeam: a member card says what it does now, as text', () => {
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  const now = Date.parse('2026-02-09T18:00:00Z');
+  const doing = {
+    tool: 'Edit',
+    detail: 'src/api/refunds.py',
+    text: 'Edit: src/api/refunds.py',
+    since: now / 1000 - 125,
+    toolUseId: 'toolu_2',
+    waiting: false,
+  };
+  const t = team({
+    members: [
+      member({
+        name: 'helper',
+        activity: { lastActive: null, lastWords: null, tokens, working: true, doing, changed: 0 },
+      }),
+    ],
+  });
+  const card = viewTeam(t, [], now).members[0];
+  assert.equal(card.doing, 'Edit: src/api/refunds.py');
+  assert.equal(card.doingSince, now - 125_000);
+  assert.equal(doingLine(card, now), 'now: Edit: src/api/refunds.py (for 2 min)');
+  assert.equal(doingLine(card, now - 100_000), 'now: Edit: src/api/refunds.py', 'under a minute: no duration');
+  assert.equal(viewTeam(team(), [], now).members[0].doing, '');
 });

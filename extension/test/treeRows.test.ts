@@ -9,6 +9,7 @@ import {
   teamRow,
   totalUnread,
   memberThemeColor,
+  stepText,
 } from '../src/treeRows';
 import { burstText } from '../src/render';
 import { findTeam } from '../src/teamModel';
@@ -293,4 +294,47 @@ test('PseudoClaude rows: names not agent ids, and model / branch / backend in th
   assert.match(tip, /Folder: \/w\/bob/);
   assert.equal(messageRow(msg({ from: 'team-x-bob-17', fromName: 'bob' })).label, 'bob');
   assert.equal(messageRow(msg({ from: 'researcher', fromName: null })).label, 'researcher');
+});
+
+test('member rows: what it does now, waiting for a permission answer, for how long when long', () => {
+  const t = team();
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  const step = {
+    tool: 'Bash',
+    detail: 'npm test -- refunds',
+    text: 'Bash: npm test -- refunds',
+    since: NOW / 1000 - 20,
+    toolUseId: 'toolu_1',
+    waiting: false,
+  };
+  const at = (doing: typeof step | null) =>
+    member({ activity: { lastActive: NOW / 1000, lastWords: null, tokens, working: true, doing, changed: 0 } });
+  const r = memberRow(t, at(step), NOW);
+  assert.equal(r.description, '1 unread · Bash: npm test -- refunds');
+  assert.match(r.tooltip, /\nNow: Bash: npm test -- refunds, since 17:59 UTC\n/);
+  assert.equal(stepText(step, NOW), 'Bash: npm test -- refunds', 'twenty seconds: not long');
+  const long = { ...step, since: NOW / 1000 - 3 * 60 - 10 };
+  assert.equal(stepText(long, NOW), 'Bash: npm test -- refunds (for 3 min)');
+  assert.equal(memberRow(t, at(long), NOW).description, '1 unread · Bash: npm test -- refunds (for 3 min)');
+  assert.equal(stepText({ ...step, waiting: true }, NOW), 'waiting for a permission answer: Bash: npm test -- refunds');
+  assert.equal(memberRow(t, at(null), NOW).description, '1 unread');
+  assert.doesNotMatch(memberRow(t, at(null), NOW).tooltip, /Now:/);
+  assert.equal(stepText(undefined, NOW), '');
+});
+
+test('member rows: a step is text on one line, cut with "…"', () => {
+  const evil = {
+    tool: 'Bash',
+    detail: 'x',
+    text: 'Bash: [click](command:workbench.action.terminal.new) $(alert) ' + 'y'.repeat(300) + '\nsecond line',
+    since: null,
+    toolUseId: 't',
+    waiting: false,
+  };
+  const s = stepText(evil, NOW);
+  assert.equal(s.length, 120);
+  assert.ok(s.endsWith('…') && !s.includes('\n') && !s.includes('second line'));
+  assert.doesNotMatch(s, /\]\(|\$\(/, 'no link or icon syntax');
+  const short = stepText(evil, NOW, 60);
+  assert.equal(short.length, 60);
 });

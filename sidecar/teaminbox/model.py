@@ -275,6 +275,18 @@ class TokenUse:
 
 
 @attrs.define
+class Step:
+    """A member's current step: its last tool call without a result yet (Claude Code)."""
+
+    tool: str  # the tool's name, written out as text
+    detail: str  # what it runs on (a command, a path), one line, cut with "…"
+    text: str  # "<tool>: <detail>", one line, cut with "…": what a row shows
+    since: float | None  # epoch seconds of the call's row
+    tool_use_id: str
+    waiting: bool = False  # a permission prompt for it is open: it waits for the person
+
+
+@attrs.define
 class Activity:
     """What a member's session transcript says it is doing (Claude Code)."""
 
@@ -282,6 +294,23 @@ class Activity:
     last_words: str | None = None  # its latest assistant text (at most 2,000 characters)
     tokens: TokenUse = attrs.Factory(TokenUse)
     working: bool = False  # its transcript grew in the last 10 seconds
+    doing: Step | None = None  # its current step; null when it runs none
+    changed: int = 0  # its successful file writes and edits read so far (teamInbox/changes)
+
+
+FileTool = Literal["Write", "Edit", "MultiEdit", "NotebookEdit"]
+
+
+@attrs.define
+class FileChange:
+    """A file a member wrote or edited: a file call whose result was no error."""
+
+    member: str
+    path: str  # as the call named it (agent data: open it, never run it)
+    path_text: str  # the path written out as one line of text: what a row shows
+    tool: FileTool
+    time: float | None  # epoch seconds of its result's row
+    tool_use_id: str
 
 
 StateKind = Literal["working", "idle", "waiting", "stalled", "gone"]

@@ -16,6 +16,8 @@ import cattrs
 from .errors import InvalidParams
 from .model import (
     Activity,
+    FileChange,
+    FileTool,
     Finding,
     MemberState,
     Message,
@@ -551,9 +553,51 @@ class AnswerPermissionResult:
     delivered: bool  # false: the hook had given up already (the terminal asks)
 
 
+@attrs.define
+class ChangesParams:
+    team: str = attrs.field(validator=_nonempty)
+    member: str | None = None  # one member's; else every member's
+
+
+@attrs.define
+class ChangesResult:
+    changes: list[FileChange]  # newest first
+
+
+@attrs.define
+class ChangeContentParams:
+    team: str = attrs.field(validator=_nonempty)
+    tool_use_id: str = attrs.field(validator=_nonempty)
+
+
+@attrs.define
+class ChangeContent:
+    """What one file call wrote, from its transcript: text for a read-only diff."""
+
+    tool_use_id: str
+    kept: bool  # false: its text is no longer held (older, or the team ended); the rest is null
+    path: str | None = None
+    tool: FileTool | None = None
+    before: str | None = None  # an edit's old text (MultiEdit: each edit's, a blank line apart)
+    after: str | None = None  # what it wrote: an edit's new text, a Write's whole content
+    cut: bool = False  # a text was longer than 256 KiB characters: its start only
+
+
 METHODS.update(
     (m.name, m)
     for m in (
+        Method(
+            "teamInbox/changes",
+            ChangesParams,
+            ChangesResult,
+            "the files each member wrote or edited (its calls' results no error), newest first",
+        ),
+        Method(
+            "teamInbox/changeContent",
+            ChangeContentParams,
+            ChangeContent,
+            "what one file call wrote (an edit's before and after, a Write's content)",
+        ),
         Method("teamInbox/tasks", TeamParams, TasksResult, "a team's task board (live or ended)"),
         Method(
             "teamInbox/setTaskStatus",

@@ -19,12 +19,14 @@ import json
 from typing import Any
 
 import attrs
+import orjson
 
 from .termtext import visible
 
 LINE_CHARS = 400  # a toast shows ~1,000 characters; the buttons and the team name need room
 BREAK = " \u23ce "  # a line break inside a one-line value
 FIRST = ("command", "file_path", "notebook_path", "path", "url", "pattern", "query")
+DETAIL_CHARS = 200  # a call's one-line detail
 VERBS = {
     "Bash": "run",
     "Write": "write",
@@ -51,6 +53,29 @@ class RequestText:
 @attrs.frozen
 class _Value:
     text: str | None  # None: it could not be written out
+
+
+def detail(tool: str, inp: dict[str, object]) -> str:
+    """What a call would do, in one line (cut): a built-in tool's command or path, else
+    its whole input; control and bidi characters written out."""
+    for key in ("command", "file_path", "path", "url", "pattern"):
+        v = inp.get(key)
+        if tool in VERBS and isinstance(v, str) and v.strip():
+            return one_line(v)
+    if not inp:
+        return tool
+    try:
+        return one_line(orjson.dumps(inp).decode())
+    except TypeError:
+        return tool
+
+
+def one_line(text: str, limit: int = DETAIL_CHARS) -> str:
+    """Whitespace runs as one space; a line break shown as such (a second line of a
+    command must not read as more arguments of the first)."""
+    lines = (" ".join(visible(ln).split()) for ln in text.strip().splitlines() if ln.strip())
+    flat = " \u23ce ".join(lines)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "\u2026"
 
 
 def verb(tool: str) -> str:

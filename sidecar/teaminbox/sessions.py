@@ -15,10 +15,8 @@ import os
 from collections.abc import Callable, Iterable
 
 import attrs
-import orjson
 
-from .request_text import VERBS
-from .termtext import visible
+from .request_text import detail
 from .timestamps import epoch
 from .transcripts import (
     PendingCall,
@@ -33,7 +31,6 @@ from .transcripts import (
 MAX_SESSIONS = 256  # session files read a look
 MAX_SESSION_FILE = 64 * 1024
 PERMISSION = "permission prompt"
-DETAIL_CHARS = 200
 
 
 @attrs.define(frozen=True)
@@ -90,29 +87,6 @@ def live_sessions(claude_dir: str) -> dict[str, LiveSession]:
         )
         out[s.session_id] = s
     return out
-
-
-def detail(tool: str, inp: dict[str, object]) -> str:
-    """What a call would do, in one line (cut): a built-in tool's command or path, else
-    its whole input; control and bidi characters written out."""
-    for key in ("command", "file_path", "path", "url", "pattern"):
-        v = inp.get(key)
-        if tool in VERBS and isinstance(v, str) and v.strip():
-            return _one_line(v)
-    if not inp:
-        return tool
-    try:
-        return _one_line(orjson.dumps(inp).decode())
-    except TypeError:
-        return tool
-
-
-def _one_line(text: str) -> str:
-    """Whitespace runs as one space; a line break shown as such (a second line of a
-    command must not read as more arguments of the first)."""
-    lines = (" ".join(visible(ln).split()) for ln in text.strip().splitlines() if ln.strip())
-    flat = " \u23ce ".join(lines)
-    return flat if len(flat) <= DETAIL_CHARS else flat[: DETAIL_CHARS - 1] + "\u2026"
 
 
 def prompts(

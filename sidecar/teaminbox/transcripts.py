@@ -34,7 +34,9 @@ from typing import Any
 import attrs
 import orjson
 
-from .model import Activity, TokenUse, converter
+from .model import Activity, FileChange, FileTool, Step, TokenUse, converter
+from .request_text import detail, one_line
+from .termtext import visible
 from .timestamps import epoch
 from .transcript_sends import SendLog, Sent
 
@@ -46,6 +48,19 @@ MAX_ANSWER = 1024 * 1024  # characters of an answer (a message's own limit)
 MAX_META = 1024 * 1024
 RECENT_IDS = 64  # message ids remembered to count a message's usage once
 WORKING_SECONDS = 10.0
+OPEN_CALLS = 64  # calls without a result kept a transcript (the oldest forgotten first)
+STEP_CHARS = 120  # a step's one line
+MAX_CHANGES = 200  # file changes kept a transcript (the oldest forgotten first)
+KEPT_CONTENT = 20  # the newest changes of a transcript whose text is kept for a diff
+MAX_CONTENT = 256 * 1024  # characters of a change's before or after text
+PERSISTED_CHANGES = 200  # an ended team's changes kept in the history (without their text)
+# the tools that write a file, and the field naming it
+FILE_TOOLS: dict[str, str] = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _TEAMMATE_MESSAGE = re.compile(r"<teammate-message\b([^>]*)>\n?(.*?)\n?</teammate-message>", re.S)
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
@@ -186,6 +201,89 @@ def teammate_messages(text: str) -> list[tuple[dict[str, str], str]]:
 
 
 @attrs.define
+class Call:
+    """An assistant `tool_use` whose `tool_result` is not there yet."""
+
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    at: float | None
+
+
+def step_of(call: Call) -> Step:
+    """A call as a row shows it: text, one line, cut (agent data: never interpreted)."""
+    tool = one_line(call.tool, 60) or "?"
+    what = detail(call.tool, call.input)
+    return Step(
+        tool=tool,
+        detail=what,
+        text=one_line(f"{tool}: {what}" if what != call.tool else tool, STEP_CHARS),
+        since=call.at,
+        tool_use_id=visible(call.tool_use_id),
+    )
+
+
+@attrs.define
+class Written:
+    """A file a call wrote, its result no error; its text kept while among the newest."""
+
+    path: str
+    tool: FileTool
+    time: float | None
+    tool_use_id: str
+    before: str | None  # an edit's old text (None for a Write: the file before is unknown)
+    after: str | None
+    cut: bool = False  # a text was longer than MAX_CONTENT
+    kept: bool = True  # False: its text is no longer held
+
+    def change(self, member: str) -> FileChange:
+        return FileChange(
+            member, self.path, one_line(self.path, 400), self.tool, self.time, self.tool_use_id
+        )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def written(call: Call, at: float | None) -> Written | None:
+    """What a successful file call wrote: its path, and its before and after text."""
+    key = FILE_TOOLS.get(call.tool)
+    path = call.input.get(key) if key else None
+    if not isinstance(path, str) or not path:
+        return None
+    inp = call.input
+    before: str | None
+    if call.tool == "Write":
+        before, after = None, _text(inp.get("content"))
+    elif call.tool == "Edit":
+        before, after = _text(inp.get("old_string")), _text(inp.get("new_string"))
+    elif call.tool == "MultiEdit":
+        edits = [e for e in inp.get("edits") or [] if isinstance(e, dict)]
+        before = "\n\n".join(_text(e.get("old_string")) for e in edits)
+        after = "\n\n".join(_text(e.get("new_string")) for e in edits)
+    else:  # NotebookEdit: the cell's new source
+        before, after = None, _text(inp.get("new_source"))
+    cut = len(before or "") > MAX_CONTENT or len(after) > MAX_CONTENT
+    return Written(
+        path,
+        call.tool,  # type: ignore[arg-type]  # a key of FILE_TOOLS
+        at if at is not None else call.at,
+        call.tool_use_id,
+        before[:MAX_CONTENT] if before is not None else None,
+        after[:MAX_CONTENT],
+        cut,
+    )
+
+
+def _blocks(msg: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+@attrs.define
 class Answer:
     """The lead's first assistant text after the person wrote to it."""
 
@@ -209,6 +307,8 @@ class Stats:
         self.awaiting = False  # the person wrote; no answer yet
         self.answers: list[Answer] = []  # found since last taken
         self.sends = SendLog()  # what its SendMessage calls wrote
+        self.calls: OrderedDict[str, Call] = OrderedDict()  # without a result yet, oldest first
+        self.written: list[Written] = []  # its successful file writes, oldest first
         self.rows = 0  # rows interpreted
 
     def feed(self, lines: list[bytes]) -> None:
@@ -224,12 +324,15 @@ class Stats:
             elif b'"type":"user"' in line:
                 asked = person and b"teammate-message" in line
                 sent = b"msg_id" in line  # a send's result (in its text too, as \"msg_id\")
-                row = _parse(line) if asked or sent else None
+                result = bool(self.calls) and b'"tool_result"' in line
+                row = _parse(line) if asked or sent or result else None
                 if row is not None and row.get("type") == "user":
                     if asked:
                         self._user(row)
                     if sent:
                         self.sends.user(row)
+                    if result:
+                        self._results(row)
         # The last row's time, whatever its kind (attachments, tool results, system rows).
         for line in reversed(lines[-16:]):
             if b'"timestamp":' in line:
@@ -288,6 +391,7 @@ class Stats:
             while len(self._recent) > RECENT_IDS:
                 self._recent.popitem(last=False)
         self.by_model.setdefault(model, Counts()).add(counts)
+        self._calls(row, msg)
         if row.get("isApiErrorMessage") or model == "<synthetic>":
             return  # "API Error: ..." shown by Claude Code itself: not the member's words
         text = content_text(msg.get("content")).strip()
@@ -310,6 +414,42 @@ class Stats:
         for attributes, _ in teammate_messages(content_text(msg.get("content"))):
             if attributes.get("teammate_id") == self.person:
                 self.awaiting = True
+
+    def _calls(self, row: dict[str, Any], msg: dict[str, Any]) -> None:
+        for b in _blocks(msg, "tool_use"):
+            uid, name, inp = b.get("id"), b.get("name"), b.get("input")
+            if isinstance(uid, str) and uid and isinstance(name, str):
+                self.calls[uid] = Call(
+                    uid, name, inp if isinstance(inp, dict) else {}, epoch(row.get("timestamp"))
+                )
+                self.calls.move_to_end(uid)
+        while len(self.calls) > OPEN_CALLS:
+            self.calls.popitem(last=False)
+
+    def _results(self, row: dict[str, Any]) -> None:
+        msg = row.get("message")
+        for b in _blocks(msg, "tool_result") if isinstance(msg, dict) else []:
+            uid = b.get("tool_use_id")
+            call = self.calls.pop(uid, None) if isinstance(uid, str) else None
+            if call is None or call.tool not in FILE_TOOLS or b.get("is_error") is True:
+                continue
+            w = written(call, epoch(row.get("timestamp")))
+            if w is not None:
+                self._wrote(w)
+
+    def _wrote(self, w: Written) -> None:
+        self.written.append(w)
+        if len(self.written) > KEPT_CONTENT:  # only the newest keep their text
+            old = self.written[-KEPT_CONTENT - 1]
+            old.before = old.after = None
+            old.kept = False
+        del self.written[:-MAX_CHANGES]
+
+    def step(self) -> Step | None:
+        """The newest call without a result: what the member does now."""
+        if not self.calls:
+            return None
+        return step_of(next(reversed(self.calls.values())))
 
     def take_answers(self) -> list[Answer]:
         out, self.answers = self.answers, []
@@ -577,9 +717,12 @@ class TeamActivity:
     branch: str | None
     members: dict[str, Activity]  # by member name
     branches: dict[str, str] = attrs.Factory(dict)  # by member name
+    changes: list[FileChange] = attrs.Factory(list)  # every member's, newest first
+    written: dict[str, Written] = attrs.Factory(dict)  # by tool_use id: their text (live only)
 
     def persisted(self) -> dict[str, Any]:
-        """What the history keeps of it: timestamps and token counts, not words."""
+        """What the history keeps of it: timestamps, token counts and the files changed (not
+        their text), not words."""
         return {
             "tokens": converter.unstructure(self.tokens),
             "branch": self.branch,
@@ -590,6 +733,7 @@ class TeamActivity:
                 }
                 for name, a in self.members.items()
             },
+            "changes": converter.unstructure(self.changes[:PERSISTED_CHANGES]),
         }
 
     @classmethod
@@ -608,8 +752,15 @@ class TeamActivity:
             tokens = converter.structure(body.get("tokens") or {}, TokenUse)
         except Exception:
             return None
+        try:
+            changes = converter.structure(body.get("changes") or [], list[FileChange])
+        except Exception:
+            changes = []  # an older sidecar's, or a damaged one: the rest still counts
+        for c in changes:
+            if c.member in members:
+                members[c.member].changed += 1
         branch = body.get("branch")
-        return cls(tokens, branch if isinstance(branch, str) else None, members)
+        return cls(tokens, branch if isinstance(branch, str) else None, members, {}, changes)
 
 
 def label_branch(branch: str | None) -> str | None:
@@ -756,8 +907,13 @@ class Session:
                 main.setdefault(owner, []).append(t)
         members: dict[str, Activity] = {}
         branches: dict[str, str] = {}
+        changes: list[FileChange] = []
+        written: dict[str, Written] = {}
         total = TokenUse()
         for name, files in groups.items():
+            mine = [w for t in main.get(name, []) for w in t.stats.written]
+            changes += [w.change(name) for w in mine]
+            written.update((w.tool_use_id, w) for w in mine)
             tokens = TokenUse()
             for t in files:
                 tokens = add_tokens(tokens, t.stats.tokens(prices))
@@ -766,18 +922,23 @@ class Session:
             spoken = [t.stats for t in main.get(name, []) if t.stats.last_words]
             words = max(spoken, key=lambda s: s.words_at or 0.0).last_words if spoken else None
             last = max(times) if times else None
+            calls = [c for t in main.get(name, []) for c in t.stats.calls.values()]
+            newest = max(calls, key=lambda c: c.at or 0.0, default=None)
             members[name] = Activity(
                 last_active=last,
                 last_words=words,
                 tokens=tokens,
                 working=last is not None and now - last < WORKING_SECONDS,
+                doing=step_of(newest) if newest is not None else None,
+                changed=len(mine),
             )
             placed = [t.stats for t in main.get(name, []) if t.stats.branch]
             if placed:
                 branch = label_branch(max(placed, key=lambda s: s.last_active or 0.0).branch)
                 if branch:
                     branches[name] = branch
-        return TeamActivity(total, branches.get(lead), members, branches)
+        changes.sort(key=lambda c: c.time or 0.0, reverse=True)
+        return TeamActivity(total, branches.get(lead), members, branches, changes, written)
 
 
 # --- a call waiting for its result (a permission prompt, or a tool still running) ---------

@@ -62,6 +62,14 @@ if [ "${TI_ONLY:-}" = permissions ]; then
     TI_PY="$PY" TI_LIBS="$INSTALLED/bundled/libs" node --test --test-reporter=tap "$HERE/permissions.js"
   exit
 fi
+# TI_ONLY=suite: only the extension-host suite (suite.js, through e2e.js)
+if [ "${TI_ONLY:-}" = suite ]; then
+  node "$HERE/fixtures.js" "$WORK/home"
+  ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
+  CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+    node --test --test-reporter=tap --test-name-pattern='extension host API' "$HERE/e2e.js"
+  exit
+fi
 # TI_ONLY=trust: only the Workspace Trust test (trust.js) below; TI_ONLY=lm: only lm.js
 if [ "${TI_ONLY:-}" != trust ] && [ "${TI_ONLY:-}" != lm ]; then
 node "$HERE/fixtures.js" "$WORK/home"

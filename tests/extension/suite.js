@@ -587,6 +587,69 @@ test('the listed teams are remembered for the next window (its first draw)', asy
   assert.ok(api.memo.file.includes('teaminbox.team-inbox'), 'in the extension\'s own storage');
 });
 
+test("a teammate's step shows in its row; its changed files open, and Show Change diffs them", async () => {
+  const c = await team('claude', { user: [], researcher: [] });
+  // a session of its own (the fixtures share one id), its transcripts where Claude Code puts them
+  const sid = `11111111-2222-4333-8444-${Date.now().toString(16).padStart(12, '0').slice(-12)}`;
+  const config = JSON.parse(fs.readFileSync(path.join(c.dir, 'config.json'), 'utf8'));
+  config.leadSessionId = sid;
+  fs.writeFileSync(path.join(c.dir, 'config.json'), JSON.stringify(config, null, 2));
+  const project = path.join(HOME, '.claude', 'projects', `/tmp/${c.name}`.replace(/[^A-Za-z0-9]/g, '-'));
+  const sub = path.join(project, sid, 'subagents');
+  fs.mkdirSync(sub, { recursive: true });
+  fs.writeFileSync(path.join(project, `${sid}.jsonl`), '');
+  fs.writeFileSync(path.join(sub, 'agent-ar.meta.json'), JSON.stringify({ name: 'researcher', teamName: c.name }));
+  const ws = vscode.workspace.workspaceFolders[0].uri.fsPath;
+  const written = path.join(ws, `${c.name}-written.txt`);
+  const edited = path.join(ws, `${c.name}-edited.py`);
+  fs.writeFileSync(written, 'WRITTEN-CONTENT\n');
+  fs.writeFileSync(edited, 'a = 2\n');
+  const row = (type, content, ago) => JSON.stringify({ type, isSidechain: false, uuid: uniq('u'), timestamp: iso(ago),
+    message: type === 'assistant' ? { id: uniq('m'), model: 'claude-sonnet-4-5', role: 'assistant', content, usage: { input_tokens: 1, output_tokens: 1 } } : { role: 'user', content } });
+  const use = (id, name, input, ago) => row('assistant', [{ type: 'tool_use', id, name, input }], ago);
+  const res = (id, ago, error) => row('user', [{ type: 'tool_result', tool_use_id: id, content: 'ok', ...(error ? { is_error: true } : {}) }], ago);
+  fs.writeFileSync(path.join(sub, 'agent-ar.jsonl'), [
+    use('toolu_w', 'Write', { file_path: written, content: 'WRITTEN-CONTENT\n' }, 60000), res('toolu_w', 59000),
+    use('toolu_e', 'Edit', { file_path: edited, old_string: 'a = 1', new_string: 'a = 2' }, 50000), res('toolu_e', 49000),
+    use('toolu_x', 'Edit', { file_path: edited, old_string: 'gone', new_string: 'x' }, 40000), res('toolu_x', 39000, true),
+    use('toolu_b', 'Bash', { command: 'npm test -- refunds' }, 125000),
+  ].join('\n') + '\n');
+  const m = await poll('the researcher\'s activity', () => {
+    const a = api.cache.member(c.id, 'researcher')?.activity;
+    return a && a.doing && a.changed === 2 ? a : undefined;
+  }, 20000);
+  assert.strictEqual(m.doing.text, 'Bash: npm test -- refunds');
+  const inbox = await poll('the researcher row', () => treeNode(`inbox:${c.id}/researcher`));
+  const item = api.tree.getTreeItem(inbox);
+  assert.match(item.description, /Bash: npm test -- refunds \(for 2 min\)/);
+  const [group] = await api.tree.getChildren(inbox);
+  assert.strictEqual(group.kind, 'changes');
+  assert.strictEqual(api.tree.getTreeItem(group).label, 'Changed files (2)');
+  const files = await api.tree.getChildren(group);
+  assert.deepStrictEqual(files.map(n => api.tree.getTreeItem(n).label), [`${c.name}-edited.py`, `${c.name}-written.txt`]);
+  const [editNode, writeNode] = files;
+  assert.strictEqual(api.tree.getTreeItem(writeNode).contextValue, 'changedFile');
+  assert.strictEqual(api.tree.getTreeItem(writeNode).command.command, 'teamInbox.openChangedFile');
+  await cmd('openChangedFile', writeNode);
+  await poll('the written file open', () => vscode.window.activeTextEditor?.document.uri.fsPath === written);
+  await cmd('showChange', editNode);
+  const diff = await poll('the edit\'s diff', () => {
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    return tab && tab.input instanceof vscode.TabInputTextDiff ? tab : undefined;
+  });
+  assert.match(diff.label, /edited\.py: Edit's old ↔ new text, from researcher's transcript/);
+  const [before, after] = await Promise.all([diff.input.original, diff.input.modified].map(u => vscode.workspace.openTextDocument(u)));
+  assert.deepStrictEqual([before.getText(), after.getText(), before.uri.scheme], ['a = 1', 'a = 2', 'teaminbox-change']);
+  await cmd('showChange', writeNode);
+  // the scratch workspace is no git repository: the written text alone, the title saying so
+  const doc = await poll('the written text', () => {
+    const d = vscode.window.activeTextEditor?.document;
+    return d && d.uri.scheme === 'teaminbox-change' && d.getText() === 'WRITTEN-CONTENT\n' ? d : undefined;
+  });
+  assert.match(doc.uri.path, /written\.txt: what researcher wrote \((the workspace is no git repository|the workspace is not trusted: git is not run)\)/);
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+});
+
 test('every contributed command is registered', async () => {
   const all = await vscode.commands.getCommands(true);
   const ext = vscode.extensions.getExtension('teaminbox.team-inbox');

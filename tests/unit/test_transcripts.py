@@ -459,3 +459,4 @@ def test_recorded_sessions(version: str) -> None:
     assert helper.tokens.input > 10_000 and helper.tokens.output > 100
     assert act.tokens.input == sum(a.tokens.input for a in act.members.values())
     assert act.branch is None  # `HEAD`: the recorded folder is no repository
+    assert all(a.doing is None for a in act.members.values())  # every call has its result

@@ -3,7 +3,7 @@
 import type { Message, Task, Team } from '../protocol';
 import { describe, localTime, messagePreview, senderName } from '../render';
 import { convKey, deliveryState } from '../conversation';
-import { formatName } from '../treeRows';
+import { formatName, stepText } from '../treeRows';
 import { TASK_STATUSES } from './viewProtocol';
 import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './viewProtocol';
 
@@ -13,7 +13,7 @@ function tokenSum(
   return t ? t.input + t.output + t.cacheRead + t.cacheWrite : null;
 }
 
-export function viewTeam(team: Team, tasks: readonly Task[] = []): ViewTeam {
+export function viewTeam(team: Team, tasks: readonly Task[] = [], now: number = Date.now()): ViewTeam {
   const members: ViewMember[] = team.members.map(m => {
     const task =
       tasks.find(t => t.owner === m.name && t.status === 'in_progress') ??
@@ -30,6 +30,8 @@ export function viewTeam(team: Team, tasks: readonly Task[] = []): ViewTeam {
       task: task ? `#${task.id} ${task.subject}` : '',
       lastActive: a?.lastActive ? a.lastActive * 1000 : null,
       lastWords: a?.lastWords ?? '',
+      doing: stepText(a?.doing ? { ...a.doing, since: null } : null, now),
+      doingSince: a?.doing?.since ? a.doing.since * 1000 : null,
       tokens: tokenSum(a?.tokens),
       cost: a ? a.tokens.cost : null,
       left: m.left,

@@ -17,6 +17,10 @@ export interface ViewMember {
   /** epoch ms of its last activity, else null */
   lastActive: number | null;
   lastWords: string;
+  /** what it does now, one line of text ('' when nothing); how long: `doingLine` */
+  doing: string;
+  /** epoch ms its step started, else null */
+  doingSince: number | null;
   tokens: number | null;
   /** USD, an estimate */
   cost: number | null;
@@ -127,6 +131,12 @@ export type ViewToHost =
   | { type: 'openLink'; url: string };
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'blocked', 'completed'] as const;
+
+/** A member card's "now:" line, with how long once the step runs over a minute. */
+export function doingLine(m: Pick<ViewMember, 'doing' | 'doingSince'>, now: number = Date.now()): string {
+  const ran = m.doingSince ? (now - m.doingSince) / 1000 : 0;
+  return `now: ${m.doing}${ran >= 60 ? ` (for ${Math.floor(ran / 60)} min)` : ''}`;
+}
 
 /** Only http(s) links leave the view, opened by the host after this same check. */
 export function isWebLink(url: string): boolean {

@@ -1,5 +1,6 @@
 // The header (the team's facts) and its members: each member a button that shows only their
 // messages and addresses the composer to them.
+import { doingLine } from '../../src/teamView/viewProtocol';
 import type { ViewMember, ViewTeam } from '../../src/teamView/viewProtocol';
 import { relativeTime } from '../../src/render';
 import { drawComposer } from './composer';
@@ -15,7 +16,14 @@ const fmtTokens = (n: number | null) =>
 const fmtCost = (c: number | null) => (c === null ? '' : `~$${c.toFixed(2)} (estimate)`);
 
 /** The team drawn: header, members and the composer's recipients (an ended team is read-only). */
+/** The "now:" lines drawn, each said again as its minutes turn (the host sends no update then). */
+const doingLines = new Map<HTMLElement, ViewMember>();
+setInterval(() => {
+  for (const [el, m] of doingLines) el.textContent = doingLine(m);
+}, 30_000);
+
 export function drawTeam(t: ViewTeam): void {
+  doingLines.clear();
   setTeam(t);
   const lead = t.leadAlive === null ? '' : t.leadAlive ? 'lead alive' : 'lead not running';
   const facts = [
@@ -53,6 +61,7 @@ function memberRow(m: ViewMember): HTMLElement {
   const lines = [
     m.why ? h('div', { class: 'why', text: m.why }) : '',
     m.task ? h('div', { class: 'task', text: `task: ${m.task}` }) : '',
+    m.doing ? doingEl(m) : '',
     m.lastActive ? h('div', { class: 'last', text: `active ${relativeTime(m.lastActive)}` }) : '',
     m.lastWords
       ? h('div', {
@@ -63,6 +72,12 @@ function memberRow(m: ViewMember): HTMLElement {
     m.tokens !== null ? h('div', { class: 'tokens', text: `${fmtTokens(m.tokens)} tokens ${fmtCost(m.cost)}` }) : '',
   ];
   return h('li', {}, btn, ...lines);
+}
+
+function doingEl(m: ViewMember): HTMLElement {
+  const el = h('div', { class: 'doing', text: doingLine(m) });
+  doingLines.set(el, m);
+  return el;
 }
 
 function chooseMember(name: string): void {

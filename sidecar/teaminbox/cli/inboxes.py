@@ -6,12 +6,15 @@ import argparse
 import heapq
 from typing import Any
 
+import attrs
+
 from .. import marking, sending
 from ..discovery import Roster, Settings, describe, find_teams, roster
 from ..errors import InvalidParams
-from ..model import Member, Message
+from ..model import Member, Message, Team
 from ..render import plural, wire_converter
 from ..store import messages, read
+from ..transcripts import PRICES
 from .inputs import open_history, team_roster, text_arg
 from .output import (
     EXIT_ERROR,
@@ -25,8 +28,28 @@ from .output import (
 )
 
 
+def _with_activity(r: Roster, team: Team) -> Team:
+    """The members' activity from the session transcripts, read once (Claude Code): what
+    each does now among it. Prompts open in the editor are the server's to know."""
+    # The activity package sits with the server's features: loaded by `teams` alone.
+    from ..server.features.activity.spec import read_activity, spec_of  # noqa: PLC0415
+
+    spec = spec_of(r)
+    act = read_activity(spec, PRICES) if spec is not None else None
+    if act is not None:
+        team.tokens, team.branch = act.tokens, act.branch
+        team.members = [
+            attrs.evolve(m, activity=act.members[m.name]) if m.name in act.members else m
+            for m in team.members
+        ]
+    return team
+
+
 def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
-    teams = [describe(roster(t, settings), counts=True) for t in find_teams(settings.roots)]
+    teams = []
+    for t in find_teams(settings.roots):
+        r = roster(t, settings)
+        teams.append(_with_activity(r, describe(r, counts=True)))
     if args.json:
         print_json({"teams": wire_converter.unstructure(teams)})
     elif not teams:

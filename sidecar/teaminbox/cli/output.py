@@ -4,13 +4,14 @@ the teams, a message and a task board laid out; and the exit statuses."""
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import orjson
 
 from ..discovery import Roster, Settings
 from ..jsonio import dumps_any, dumps_indented
-from ..model import Member, Message, Team
+from ..model import Member, Message, Step, Team
 from ..render import description, plural
 from ..termtext import json_text, visible
 
@@ -19,6 +20,7 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2  # argparse's own
 EXIT_PARTIAL = 3
 EXIT_INTERRUPTED = 130
+LONG_STEP_SECONDS = 60.0  # a step running longer is said to
 
 
 def print_json(value: Any) -> None:
@@ -52,6 +54,14 @@ def _tags(m: Member) -> str:
     return f"[{', '.join(marks)}]" if marks else ""
 
 
+def step_line(step: Step, now: float) -> str:
+    """What a member does now, in words: its step, waiting or not, and how long when long."""
+    took = now - step.since if step.since is not None else 0.0
+    long = f" (for {int(took // 60)} min)" if took >= LONG_STEP_SECONDS else ""
+    head = "waiting for a permission answer: " if step.waiting else ""
+    return visible(head + step.text + long)
+
+
 def show_teams(teams: list[Team]) -> None:
     """One line per inbox in columns that line up across teams: the member's name, the
     counts, the tags, then the inbox's own name where it differs (PseudoClaude's agent ids
@@ -73,6 +83,8 @@ def show_teams(teams: list[Team]) -> None:
                 f"  {m.unread:>{num_w}} unread  {_tags(m):<{tag_w}}  {inbox}"
             )
             say(line.rstrip())
+            if m.activity is not None and m.activity.doing is not None:
+                say(f"    now: {step_line(m.activity.doing, time.time())}")
             if m.error:
                 say(f"    ! {m.error.message}")
 

@@ -91,6 +91,7 @@ class Perms:
     session_file: Any = None  # x4: the session file while Claude Code's own prompt is up
     still_open: Any = None  # x4: permissionRequests after the hook gave up
     notifications: list[Any] = field(default_factory=list)
+    waiting: dict[str, Any] = field(default_factory=dict)  # xN: helper's step while it waits
 
     def require(self) -> None:
         if self.error:
@@ -184,6 +185,15 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
                     None,
                 )
 
+            def waiting_step(n: int) -> Any:
+                teams = sidecar.call("teamInbox/teams", {})["teams"]
+                team = next((t for t in teams if t["id"] == tid), None)
+                helper = next(
+                    (m for m in (team or {}).get("members", []) if m["name"] == "helper"), {}
+                )
+                step = (helper.get("activity") or {}).get("doing")
+                return step if step and step["waiting"] and f"/x{n}" in step["detail"] else None
+
             for n, answer in (
                 (1, {"behavior": "allow"}),
                 (2, {"behavior": "deny", "message": DENY_REASON}),
@@ -198,6 +208,8 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
                     lambda n=n: item_for(n, "answerPermission"), 20, f"an attention item for x{n}"
                 )
                 assert out.items[f"x{n}"]["team"] == tid
+                if n == 2:
+                    out.waiting["x2"] = s.wait(lambda: waiting_step(2), 20, "x2's step waiting")
                 if n == 1:
                     pid = out.asked["x1"]["id"]
                     out.refused = sidecar.call_error(
@@ -223,6 +235,7 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
             out.items["x4"] = s.wait(
                 lambda: item_for(4, "showTerminal"), 20, "the terminal prompt as an attention item"
             )
+            out.waiting["x4"] = s.wait(lambda: waiting_step(4), 20, "x4's step waiting")
             out.still_open = sidecar.call("teamInbox/permissionRequests", {})
             out.notifications = sidecar.notifications("teamInbox/permissionRequested")
         except HarnessError as exc:
@@ -342,3 +355,17 @@ def test_no_answer_falls_back_to_claude_codes_prompt(perms: Perms) -> None:
     assert item["summary"] == f"helper waits for permission to run touch {cwd}/x4"
     assert item["requestId"].startswith("toolu_")  # the waiting call's id in the transcript
     assert not (cwd / "x4").exists()
+
+
+def test_the_teammates_step_waits_for_a_permission_answer_while_a_prompt_is_open(
+    perms: Perms,
+) -> None:
+    """The hook's prompt (x2) and the terminal's (x4): helper's current step is the Bash call
+    the prompt is about, marked waiting."""
+    perms.require()
+    for n in (2, 4):
+        step = perms.waiting[f"x{n}"]
+        assert step["tool"] == "Bash" and step["text"].startswith(
+            f"Bash: touch {perms.session.cwd}/x{n}"
+        )
+        assert step["waiting"] is True

@@ -217,7 +217,7 @@ class Prompts:
         member = _text(req, "agent_type") if _text(req, "agent_id") else None
         member = member or r.lead or "team-lead"
         found = next((m for m in r.members if m.name == member), None)
-        what = sessions.detail(tool, inp)
+        what = request_text.detail(tool, inp)
         got = req.get("permission_suggestions")
         sugg = got if isinstance(got, list) else []
         text = request_text.describe(member, tool, inp, sugg)
@@ -360,6 +360,13 @@ class Prompts:
                     )
         self._looked[tid] = (now, items)
         return items
+
+    def waiting(self, team: str) -> set[str]:
+        """The members of `team` a prompt is open for: the hook's, and the terminal's as
+        last looked at (the state thread)."""
+        found = {p.member for p, _ in list(self.open.values()) if p.team == team}
+        hit = self._looked.get(team)
+        return found | {i.member for i in hit[1] if i.member} if hit else found
 
     def forget(self, live: set[str]) -> None:
         for tid in [t for t in self._looked if t not in live]:

@@ -14,10 +14,17 @@ import orjson
 
 from ....diff import InboxDiff
 from ....model import Activity, Member, Team
-from ....protocol import ActivityParams
+from ....protocol import (
+    ActivityParams,
+    ChangeContent,
+    ChangeContentParams,
+    ChangesParams,
+    ChangesResult,
+)
 from ....tracker import Change, Tracker
 from ....transcripts import PRICES, WORKING_SECONDS, Price, TeamActivity
 from ...feature import Feature, Outgoing
+from ..permissions import Permissions, Prompts
 from .follow import Follower, Result
 from .spec import Spec, answer_message, spec_of
 
@@ -47,6 +54,16 @@ def _working(a: Activity, now: float) -> Activity:
     return a if a.working == working else attrs.evolve(a, working=working)
 
 
+def _shown(a: Activity, now: float, waiting: bool) -> Activity:
+    """A live member's activity as sent: working or not by now, its step waiting for a
+    permission answer or not."""
+    a = _working(a, now)
+    step = a.doing
+    if step is not None and step.waiting != waiting:
+        a = attrs.evolve(a, doing=attrs.evolve(step, waiting=waiting))
+    return a
+
+
 class Transcripts(Feature):
     """Follows the live Claude teams' session transcripts (see the package's description)."""
 
@@ -70,10 +87,75 @@ class Transcripts(Feature):
         self.polled = 0.0
         self.finalized = False  # teams that ended while the sidecar was away: read once
         self.follower = Follower(server, self.merge, lambda: self.prices)
+        self._prompts: Prompts | None = None
 
     @property
     def on(self) -> bool:
         return self.server.options.read_transcripts
+
+    def register(self) -> None:
+        self.request("teamInbox/changes", self.changes)
+        self.request("teamInbox/changeContent", self.change_content)
+
+    async def changes(self, p: ChangesParams) -> ChangesResult:
+        def run() -> ChangesResult:
+            act = self._activity(p.team)
+            found = act.changes if act is not None else []
+            if p.member is not None:
+                found = [c for c in found if c.member == p.member]
+            return ChangesResult(list(found))
+
+        return await self.server.in_state(run)
+
+    async def change_content(self, p: ChangeContentParams) -> ChangeContent:
+        def run() -> ChangeContent:
+            act = self._activity(p.team)
+            w = act.written.get(p.tool_use_id) if act is not None else None
+            if w is None or not w.kept:
+                return ChangeContent(p.tool_use_id, False)
+            return ChangeContent(p.tool_use_id, True, w.path, w.tool, w.before, w.after, w.cut)
+
+        return await self.server.in_state(run)
+
+    def _activity(self, tid: str) -> TeamActivity | None:
+        """A team's activity: the live one's, else what the history kept of an ended one."""
+        if not self.on:
+            return None
+        live = self.live.get(tid)
+        if live is not None:
+            return live
+        if tid not in self.ended and self.tracker.history.team_activity(tid) is None:
+            return None  # nothing cached for a name the history does not hold
+        return self._ended_activity(tid)
+
+    def prompts(self) -> Prompts | None:
+        """The permission prompts open (none when the server runs without that feature)."""
+        if self._prompts is None:
+            try:
+                self._prompts = self.server.get_feature(Permissions).prompts
+            except LookupError:
+                return None
+        return self._prompts
+
+    def _waiting(self, tid: str) -> set[str]:
+        prompts = self.prompts()
+        return prompts.waiting(tid) if prompts is not None else set()
+
+    def started(self) -> None:
+        prompts = self.prompts()
+        if prompts is not None and self.on:
+            prompts.on_change.append(self._prompts_changed)
+
+    def _prompts_changed(self) -> None:
+        """The event loop: a prompt came or went; a step may wait, or no longer."""
+        server = self.server
+
+        async def go() -> None:
+            out = await server.in_state(self._notifications)
+            for method, params in out:
+                server.notify(method, params)
+
+        server.spawn(go())
 
     # --- the state thread -------------------------------------------------------------
 
@@ -197,7 +279,8 @@ class Transcripts(Feature):
         if act is None:
             self.due.pop(tid, None)
             return
-        members = {name: _working(a, now) for name, a in act.members.items()}
+        waiting = self._waiting(tid) if tid in self.live else set()
+        members = {name: _shown(a, now, name in waiting) for name, a in act.members.items()}
         params = ActivityParams(tid, act.tokens, act.branch, members)
         last = self.sent.get(tid)
         if last is not None and last[0] == params:
@@ -227,6 +310,7 @@ class Transcripts(Feature):
             if act is None:
                 return
             now = time.time()
+            waiting = set() if team.ended else self._waiting(team.id)
             team.tokens, team.branch = act.tokens, act.branch
             members = []
             for m in team.members:
@@ -236,7 +320,7 @@ class Transcripts(Feature):
                     if a is None
                     else attrs.evolve(
                         m,
-                        activity=a if team.ended else _working(a, now),
+                        activity=a if team.ended else _shown(a, now, m.name in waiting),
                         branch=m.branch or act.branches.get(m.name),
                     )
                 )
@@ -250,7 +334,7 @@ class Transcripts(Feature):
                             name=name,
                             inbox=name,
                             left=True,
-                            activity=a if team.ended else _working(a, now),
+                            activity=a if team.ended else _shown(a, now, name in waiting),
                             branch=act.branches.get(name),
                         )
                     )

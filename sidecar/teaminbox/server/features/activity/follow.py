@@ -19,7 +19,7 @@ from ....transcript_sends import Sent
 from ....transcripts import Answer, Price, Session, TeamActivity, valid_session_id
 from ...feature import Outgoing
 from .recover import recover
-from .spec import Spec
+from .spec import BUDGET, FINAL_PASSES, Spec, session_of
 
 if TYPE_CHECKING:  # the engine and features load without pygls
     from ...core import TeamInboxServer
@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # the engine and features load without pygls
 log = logging.getLogger("teaminbox")
 COALESCE_SECONDS = 0.02  # events within this are one pass
 PASS_SECONDS = 0.3  # passes start at most this often (a busy transcript: one row in many)
-BUDGET = 16 * 1024 * 1024  # bytes read a pass a team: a big first read is several passes
-FINAL_PASSES = 64  # an ended team's files are read to their end, within this many budgets
 SENDS_A_STEP = 500  # sends recovered in one state-thread step (a first read may hold thousands)
 
 
@@ -210,9 +208,7 @@ class Follower:
         return results
 
     def _session(self, spec: Spec) -> Session:
-        return Session(
-            list(spec.projects), spec.session_id, spec.cwd, spec.lead, spec.person, spec.names
-        )
+        return session_of(spec)
 
     def _poll(self, f: Follow, ended: bool) -> Result:
         s = f.session

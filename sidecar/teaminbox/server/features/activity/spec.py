@@ -4,13 +4,24 @@ follow passes), and a lead's answer as the message the person sees."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from ....discovery import Roster
 from ....model import Message
-from ....transcripts import Answer, default_claude_dir, valid_session_id
+from ....transcripts import (
+    Answer,
+    Price,
+    Session,
+    TeamActivity,
+    default_claude_dir,
+    valid_session_id,
+)
+
+BUDGET = 16 * 1024 * 1024  # bytes read a pass a team: a big first read is several passes
+FINAL_PASSES = 64  # an ended team's files are read to their end, within this many budgets
 
 
 @attrs.define(frozen=True)
@@ -84,6 +95,24 @@ def spec_of(r: Roster) -> Spec | None:
         tuple(dict.fromkeys(n for n in (r.team.name, name) if isinstance(n, str) and n)),
         tuple(dict.fromkeys(projects)),
     )
+
+
+def session_of(spec: Spec) -> Session:
+    return Session(
+        list(spec.projects), spec.session_id, spec.cwd, spec.lead, spec.person, spec.names
+    )
+
+
+def read_activity(
+    spec: Spec, prices: Mapping[str, Price], budget: int = BUDGET, passes: int = FINAL_PASSES
+) -> TeamActivity | None:
+    """A team's activity read once, to the files' ends (within `passes` budgets): the
+    command line's look, where nothing follows the files."""
+    s = session_of(spec)
+    n = 0
+    while s.poll(budget) and n < passes:
+        n += 1
+    return s.activity(prices)
 
 
 def answer_message(spec: Spec, a: Answer) -> Message:
