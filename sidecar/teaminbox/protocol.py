@@ -62,7 +62,7 @@ class InitializationOptions:
     notify_lead_traffic: bool = True  # at "messages" and "all": every teammate's text to the lead
     read_transcripts: bool = True  # Claude Code's transcripts: lead answers, activity, tokens
     # USD per million tokens by a part of the model id ("opus", "claude-opus-4-1"): the
-    # longest part found in the id wins; merged over the built-in estimate (transcripts.py)
+    # longest part found in the id wins; merged over the built-in estimate (transcripts/tokens.py)
     token_prices: dict[str, TokenPrice] = attrs.Factory(dict)
     # a member with messages waiting unread longer than this while not working is stalled
     stall_minutes: float = 10

@@ -10,6 +10,7 @@ from pathlib import Path
 from test_now_doing import call, result
 
 from teaminbox import transcripts as tr
+from teaminbox.timestamps import epoch
 from teaminbox.transcripts import Session, Stats, TeamActivity
 
 T1, T2, T3 = "2026-11-30T12:00:02.000Z", "2026-11-30T12:00:03.000Z", "2026-11-30T12:00:04.000Z"
@@ -56,7 +57,7 @@ def test_successful_file_calls_are_changes_and_failed_ones_are_not() -> None:
         ("MultiEdit", "/w/c.py", "p\n\nr", "q\n\ns"),
         ("NotebookEdit", "/w/n.ipynb", None, "1+1"),
     ]
-    assert s.written[0].time == tr.epoch(T1) and s.written[0].tool_use_id == "w1"
+    assert s.written[0].time == epoch(T1) and s.written[0].tool_use_id == "w1"
     assert all(w.kept and not w.cut for w in s.written)
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from teaminbox import transcripts as tr
-from teaminbox.model import TokenUse
+from teaminbox.model import Activity, TokenUse
+from teaminbox.timestamps import epoch
 from teaminbox.transcripts import (
     PRICES,
     NotFollowed,
@@ -29,6 +29,7 @@ from teaminbox.transcripts import (
     teammate_messages,
     valid_session_id,
 )
+from teaminbox.transcripts import files as tr_files
 
 RECORDED = Path(__file__).resolve().parents[1] / "interop" / "claude_code" / "recorded"
 SONNET = "claude-sonnet-4-5-20250929"
@@ -119,7 +120,7 @@ def test_tail_follows_from_the_offset_and_waits_for_a_partial_line(tmp_path: Pat
 def test_tail_reads_in_chunks_within_a_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tr, "READ_CHUNK", 7)
+    monkeypatch.setattr(tr_files, "READ_CHUNK", 7)
     rows = [line({"n": i}) for i in range(50)]
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"".join(r + b"\n" for r in rows))
@@ -156,8 +157,8 @@ def test_tail_starts_over_when_the_file_is_replaced_or_truncated(tmp_path: Path)
 def test_a_huge_line_is_skipped_without_being_held(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tr, "MAX_LINE", 1000)
-    monkeypatch.setattr(tr, "READ_CHUNK", 256)
+    monkeypatch.setattr(tr_files, "MAX_LINE", 1000)
+    monkeypatch.setattr(tr_files, "READ_CHUNK", 256)
     path = tmp_path / "t.jsonl"
     good = line({"n": 1})
     path.write_bytes(b'{"pad":"' + b"x" * 5000)  # a huge line still being written
@@ -219,7 +220,7 @@ def test_a_symlink_loop_is_an_error_not_a_hang(tmp_path: Path) -> None:
 def test_a_file_over_the_size_limit_is_not_followed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tr, "MAX_FILE", 100)
+    monkeypatch.setattr(tr_files, "MAX_FILE", 100)
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"x" * 200)
     t = Transcript(str(path))
@@ -361,7 +362,7 @@ def test_last_active_is_the_last_rows_time_whatever_its_kind() -> None:
     s = Stats()
     feed(s, said(text("x"), ts="2026-11-30T12:00:01.000Z"))
     s.feed([b'{"type":"attachment","timestamp":"2026-11-30T12:00:09.500Z"}', b'{"type":"mode"}'])
-    assert s.last_active == tr.epoch("2026-11-30T12:00:09.500Z")
+    assert s.last_active == epoch("2026-11-30T12:00:09.500Z")
     assert (s.branch, s.cwd) == ("main", "/home/dev/app")
 
 
@@ -426,7 +427,7 @@ def test_activity_kept_in_the_history_has_no_words() -> None:
     act = TeamActivity(
         TokenUse(1, 2, 3, 4, 0.5),
         "main",
-        {"helper": tr.Activity(last_active=12.5, last_words="secret", tokens=TokenUse(1))},
+        {"helper": Activity(last_active=12.5, last_words="secret", tokens=TokenUse(1))},
     )
     body = act.persisted()
     assert "secret" not in json.dumps(body)
