@@ -182,7 +182,7 @@ async def in_process(
 
     from teaminbox import mcpserver
     from teaminbox.discovery import Settings
-    from teaminbox.tools import Tools
+    from teaminbox.server.tools import Tools
 
     settings = Settings.build([], defaults=False)
     b = mcpserver.Backend(settings, str(db))

@@ -1,4 +1,4 @@
-"""`teaminbox mcp`: Team Inbox's agent tools (tools.py) as MCP tools over stdio, on the
+"""`teaminbox mcp`: Team Inbox's agent tools (server/tools.py) as MCP tools over stdio, on the
 official MCP Python SDK.
 
 The tools run the JSON-RPC sidecar's own features in this process, with no client
@@ -44,7 +44,7 @@ from .jsonio import dumps_indented
 from .protocol import InitializationOptions
 from .server.core import TeamInboxServer
 from .server.features import FEATURES
-from .tools import Tools
+from .server.tools import Tools
 from .tracker import Tracker
 
 

@@ -22,7 +22,7 @@ from test_activity import session_team, transcripts
 
 from support.entries import claude_entry
 from support.world import VENV_BIN, Teams
-from teaminbox.tools import TOOL_NAMES
+from teaminbox.server.tools import TOOL_NAMES
 
 WAIT = 20.0  # seconds: the longest any poll here waits
 ALL_TOOLS = set(TOOL_NAMES)  # the one list (protocol.ToolName): the MCP server serves each

@@ -1,4 +1,4 @@
-"""The agent tools have one implementation (teaminbox/tools.py) and two faces: the MCP server
+"""The agent tools have one implementation (teaminbox/server/tools.py) and two faces: the MCP server
 (`teaminbox mcp`, driven by the official SDK's client) and the sidecar's `teamInbox/callTool`
 (`teaminbox serve`, what VS Code's language-model tools ask). On the same team files and
 history, every tool gives the same result through both, and every error the same words; the

@@ -21,15 +21,15 @@ import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import InvalidParams, TeamInboxError
-from .model import Message
-from .protocol import MAX_LIMIT, ToolName
-from .render import describe_message, wire_converter
-from .timestamps import epoch
-from .tracker import Tracker
+from ..errors import InvalidParams, TeamInboxError
+from ..model import Message
+from ..protocol import MAX_LIMIT, ToolName
+from ..render import describe_message, wire_converter
+from ..timestamps import epoch
+from ..tracker import Tracker
 
 if TYPE_CHECKING:  # the server's module imports the features, which import this one
-    from .server.core import TeamInboxServer
+    from .core import TeamInboxServer
 
 log = logging.getLogger("teaminbox")
 T = TypeVar("T")

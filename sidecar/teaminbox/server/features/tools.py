@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...protocol import CallToolParams, ToolOutput
-from ...tools import Tools
 from ..feature import Feature
+from ..tools import Tools
 
 if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
