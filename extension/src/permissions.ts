@@ -18,11 +18,18 @@ const SESSION = 'Allow for this session';
 const DENY = 'Deny…';
 const OPEN = 'Open the whole request';
 export const REQUEST_SCHEME = 'teaminbox-request';
+const KEPT_REQUESTS = 20;
 const GONE = "That request is no longer open: answer it in the lead's terminal.";
 
-/** The whole requests the person opened, served read-only by id (the uri's query). */
+/** The whole requests the person opened, served read-only by id (the uri's query): the newest few. */
 class RequestDocs implements vscode.TextDocumentContentProvider {
-  readonly texts = new Map<string, string>();
+  private readonly texts = new Map<string, string>();
+  remember(id: string, text: string): void {
+    this.texts.delete(id);
+    this.texts.set(id, text);
+    // a request may hold a big Write; an answered one is not asked for again
+    for (const old of this.texts.keys()) if (this.texts.size > KEPT_REQUESTS) this.texts.delete(old);
+  }
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.texts.get(uri.query) ?? 'This permission request is no longer open.\n';
   }
@@ -31,7 +38,7 @@ class RequestDocs implements vscode.TextDocumentContentProvider {
 /** Opens the request whole; true when it may now be allowed. */
 async function openWhole(sidecar: SidecarClient, docs: RequestDocs, p: PermissionPrompt): Promise<boolean> {
   const res = await sidecar.request('teamInbox/permissionText', { id: p.id });
-  docs.texts.set(p.id, res.text);
+  docs.remember(p.id, res.text);
   const uri = vscode.Uri.from({
     scheme: REQUEST_SCHEME,
     path: `/permission-request-${p.id.slice(0, 8)}.txt`,
