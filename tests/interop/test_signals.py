@@ -13,13 +13,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from support.lsp_wire import INITIALIZED, frame, initialize, request, serve
 from support.node import NODE_DIR, node_exe, parse_log
+from support.processes import wait_stopped
 from support.world import CODER_ID, Teams
 from teaminbox import fileio
 
@@ -88,23 +88,6 @@ def start(teams: Teams, point: str, *args: str, **env: str) -> subprocess.Popen[
         env=teams.env(TEAMINBOX_TEST_PAUSE_AT=point, **env),
         preexec_fn=default_signals,
     )
-
-
-def wait_stopped(proc: subprocess.Popen[str], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            state = "gone"
-        if state == "T":
-            return
-        if proc.poll() is not None:
-            out, err = proc.communicate()
-            pytest.fail(f"the writer ended without pausing: {proc.returncode} {out} {err}")
-        time.sleep(0.01)
-    proc.kill()
-    pytest.fail("the writer never paused")
 
 
 def deliver(proc: subprocess.Popen[str], sig: int) -> tuple[str, str]:

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from support.entries import claude_entry
+from support.processes import wait_stopped
 from support.world import CODER_ID, Teams
 from teaminbox import store
 from teaminbox.errors import LockLost
@@ -75,23 +76,6 @@ def start_writer(teams: Teams, point: str, *args: str) -> subprocess.Popen[str]:
         text=True,
         env=teams.env(TEAMINBOX_TEST_PAUSE_AT=point),
     )
-
-
-def wait_stopped(proc: subprocess.Popen[str], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            state = "gone"
-        if state == "T":
-            return
-        if proc.poll() is not None:
-            out, err = proc.communicate()
-            pytest.fail(f"the writer ended without pausing: {proc.returncode} {out} {err}")
-        time.sleep(0.01)
-    proc.kill()
-    pytest.fail("the writer never paused")
 
 
 def resume(proc: subprocess.Popen[str]) -> tuple[str, str]:
