@@ -495,7 +495,7 @@ class Tracker:
                 m.read = bool(read[m.inbox].get(m.id, m.read))
             if m.inbox not in seen:
                 seen[m.inbox] = self.history.seen_ids(t.id, m.inbox)
-            dress((m,), r, member, seen[m.inbox])
+            dress((m,), r, member, seen[m.inbox], t.identity)
         return msgs
 
     def page(
@@ -540,7 +540,7 @@ class Tracker:
         old = self.history.archived(t.id, member.inbox, newest=offset + limit)
         seen = self.history.seen_ids(t.id, member.inbox)
         chosen = old[offset : offset + limit]
-        dress(chosen, None, member, seen)
+        dress(chosen, None, member, seen, t.identity)
         return chosen, 0, 0
 
     def unread(self) -> dict[str, int]:

@@ -352,14 +352,15 @@ async def test_mark_seen_touches_no_file(client: LanguageClient, tmp_path: Path)
     files = sorted((tmp_path / ".claude" / "teams" / "gamma" / "inboxes").iterdir())
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
     page = await call(client, "teamInbox/messages", {"team": "gamma", "inbox": "researcher"})
-    assert {m["id"]: m["seen"] for m in page["messages"]} == {"r1": False, "r2": False}
+    # r1 is the person's own message: seen by them from the start
+    assert {m["id"]: m["seen"] for m in page["messages"]} == {"r1": True, "r2": False}
     res = await call(
         client, "teamInbox/markSeen", {"team": "gamma", "inbox": "researcher", "ids": ["r2"]}
     )
     assert res == {"marked": 1}
     page = await call(client, "teamInbox/messages", {"team": "gamma", "inbox": "researcher"})
     assert {m["id"]: (m["seen"], m["read"]) for m in page["messages"]} == {
-        "r1": (False, True),
+        "r1": (True, True),
         "r2": (True, False),
     }
     # The person's own inbox: seen lowers the unread badge, the file keeps read: false.

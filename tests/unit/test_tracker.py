@@ -170,23 +170,28 @@ def test_one_seen_rule_on_every_path(teams: Teams, tracker: Tracker) -> None:
         [
             claude_entry("team-lead", "coder read it", at(3), read=True),
             claude_entry("team-lead", "the person saw it", at(4), read=False),
+            claude_entry("user", "the person wrote it", at(5), read=False),
         ],
     )
     tracker.refresh_paths({str(teams.cinbox("user")), str(teams.cinbox("coder"))})
-    saw = tracker.ids(ALPHA, "coder")[-1]
+    saw = tracker.ids(ALPHA, "coder")[-2]
     tracker.history.mark_seen(ALPHA, "coder", [saw])
     want = {
         "to you, read": True,
         "to you, unread": False,
         "coder read it": False,
         "the person saw it": True,
+        "the person wrote it": True,  # never "not seen yet" for the person's own words
     }
 
     def dressed(msgs: list[Any]) -> dict[str, tuple[bool, str | None]]:
         return {m.text: (m.seen, m.from_name) for m in msgs if m.text in want}
 
     pages = [*tracker.page(ALPHA, "user")[0], *tracker.page(ALPHA, "coder")[0]]
-    expect = {t: (s, "researcher" if "you" in t else "team-lead") for t, s in want.items()}
+    sender = {"you": "researcher", "wrote": "user"}
+    expect = {
+        t: (s, next((v for k, v in sender.items() if k in t), "team-lead")) for t, s in want.items()
+    }
     assert dressed(pages) == expect
     assert dressed(tracker.conversation(ALPHA)) == expect
     # the team ends: its pages come from the history, dressed by the same rule
