@@ -48,6 +48,14 @@ except ImportError:  # an old build on PYTHONPATH (before 7918248's restructurin
     from teaminbox.store import ensure_claude_inbox  # type: ignore[attr-defined,no-redef]
 from teaminbox.locks import DirLock, PeerLock
 
+try:  # this tree: a message to write is one value
+    from teaminbox.model import Draft
+
+    def new_entry(**fields: Any) -> dict[str, Any]:
+        return CLAUDE.new_entry(Draft(**fields))
+except ImportError:  # an old build: keyword arguments
+    new_entry = CLAUDE.new_entry  # type: ignore[assignment]
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Claude Code's writer: bench/node_writer.js, on tests/interop/node/claude_inbox.js; the one
 # Node package (proper-lockfile@4.1.2) is tests/interop's.
@@ -73,7 +81,7 @@ def make_text(tag: str, seq: int, size: int = TEXT_BYTES) -> str:
 
 
 def our_entry(tag: str, seq: int, size: int = TEXT_BYTES) -> dict[str, Any]:
-    return CLAUDE.new_entry(
+    return new_entry(
         sender=f"py-{tag}",
         recipient="lead",
         text=make_text(tag, seq, size),

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import marking
 from .discovery import Root, Settings, resolve_team, roster
 from .formats import registry
+from .model import Draft
 from .store import deliver, messages, read
 from .timestamps import now_iso, now_rfc3339_nano
 
@@ -265,7 +266,9 @@ def _reply(settings: Settings, team: str, to: str, text: str, summary: str) -> N
     fmt = r.team.fmt
     target = next(m for m in r.members if to in (m.name, m.inbox))
     entry = fmt.new_entry(
-        sender=r.identity, recipient=target.agent_id or target.inbox, text=text, summary=summary
+        Draft(
+            sender=r.identity, recipient=target.agent_id or target.inbox, text=text, summary=summary
+        )
     )
     deliver(fmt, r.team.inbox_path(target.inbox), entry, timeout=30.0)
 

@@ -160,6 +160,19 @@ class Finding:
     message: str
 
 
+@attrs.frozen
+class Draft:
+    """A message to write, before a format makes its entry (`InboxFormat.new_entry`)."""
+
+    sender: str
+    recipient: str  # the member's agent id, else its inbox
+    text: str
+    summary: str | None = None
+    type: str | None = None  # a frame's type; None, "message" or "text": a plain message
+    color: str | None = None
+    payload: dict[str, Any] | None = None  # a frame's fields
+
+
 @attrs.define
 class SendResult:
     recipient: str

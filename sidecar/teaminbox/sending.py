@@ -10,7 +10,7 @@ from .discovery import BROADCAST, Roster
 from .errors import InvalidParams, TeamInboxError, TooLarge, check_name
 from .formats import registry
 from .locks import DEFAULT_TIMEOUT
-from .model import SendResult
+from .model import Draft, SendResult
 from .store import deliver
 
 PERSON = "user"
@@ -86,13 +86,15 @@ def send(
         # Into the person's own inbox that the lead agent reads: a note to that agent, not
         # a message from itself.
         entry = fmt.new_entry(
-            sender=PERSON if m.owned and sender == r.identity else sender,
-            recipient=m.agent_id or m.inbox,
-            text=text,
-            summary=summary,
-            type=type,
-            color=color,
-            payload=payload,
+            Draft(
+                sender=PERSON if m.owned and sender == r.identity else sender,
+                recipient=m.agent_id or m.inbox,
+                text=text,
+                summary=summary,
+                type=type,
+                color=color,
+                payload=payload,
+            )
         )
         try:
             index = deliver(fmt, r.team.inbox_path(m.inbox), entry, timeout=timeout)

@@ -48,10 +48,10 @@ async def test_teams_send_reply(client: LanguageClient, tmp_path: Path) -> None:
             f"s=Settings(roots=[Root({str(tmp_path / '.claude' / 'teams')!r}, 'claude')],"
             " identity={'claude': 'researcher', 'pseudoclaude': None});"
             "r=roster(resolve_team(s.roots, 'alpha'), s);"
-            "from teaminbox.store import append;"
+            "from teaminbox.store import append; from teaminbox.model import Draft;"
             "p=r.team.inbox_path('user');"
-            "e=r.team.fmt.new_entry(sender='researcher', recipient='user', text='done!',"
-            " summary='finished');"
+            "e=r.team.fmt.new_entry(Draft(sender='researcher', recipient='user', text='done!',"
+            " summary='finished'));"
             "append(r.team.fmt, p, [e])",
         ],
         check=True,

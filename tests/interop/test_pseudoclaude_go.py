@@ -29,7 +29,7 @@ from support.node import INTEROP, PY_WRITER
 from support.world import CODER_ID, LEAD_ID, TESTER_ID, VENV_BIN, Teams
 from teaminbox import store
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
-from teaminbox.model import Message
+from teaminbox.model import Draft, Message
 
 GO_DIR = INTEROP / "go"
 # read at import, before a test points HOME at its scratch folder
@@ -146,7 +146,10 @@ def test_ids_survive_a_go_markread(teams: Teams, pcmail: Path) -> None:
             )
         ),
     ]
-    new = PSEUDOCLAUDE.new_entry
+
+    def new(**fields: Any) -> dict[str, Any]:
+        return PSEUDOCLAUDE.new_entry(Draft(**fields))
+
     extra = [
         with_time(
             new(sender="lead", recipient=CODER_ID, text="a"), "2026-11-29T10:00:03.874634170Z"
@@ -373,7 +376,7 @@ def test_go_writers_race_ours(teams: Teams, pcmail: Path, record_property: Any) 
     inbox = teams.pinbox(CODER_ID)
     first = with_time(
         PSEUDOCLAUDE.new_entry(
-            sender="lead", recipient=CODER_ID, text="<rewritten>", payload={"n": 10**25}
+            Draft(sender="lead", recipient=CODER_ID, text="<rewritten>", payload={"n": 10**25})
         ),
         "2026-11-29T10:00:03.874634170Z",
     )
@@ -413,7 +416,7 @@ def test_go_writers_race_ours(teams: Teams, pcmail: Path, record_property: Any) 
     # and store.append itself, in this process
     appended: dict[str, str] = {}
     for i in range(N_APPEND):
-        e = PSEUDOCLAUDE.new_entry(sender="lead", recipient=CODER_ID, text=f"append-{i}")
+        e = PSEUDOCLAUDE.new_entry(Draft(sender="lead", recipient=CODER_ID, text=f"append-{i}"))
         index = store.append(PSEUDOCLAUDE, str(inbox), [e])
         appended[f"append-{i}"] = PSEUDOCLAUDE.entry_id(e, index)
     outs: list[str] = []

@@ -16,7 +16,7 @@ from typing import Any
 
 from teaminbox.formats import register
 from teaminbox.formats.base import InboxFormat
-from teaminbox.model import Message
+from teaminbox.model import Draft, Message
 from teaminbox.timestamps import now_iso
 
 
@@ -52,18 +52,8 @@ class ToyFormat(InboxFormat):
             seen=read,
         )
 
-    def new_entry(
-        self,
-        *,
-        sender: str,
-        recipient: str,
-        text: str,
-        summary: str | None = None,
-        type: str | None = None,
-        color: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        return {"who": sender, "body": text, "at": now_iso(), "read": False}
+    def new_entry(self, draft: Draft) -> dict[str, Any]:
+        return {"who": draft.sender, "body": draft.text, "at": now_iso(), "read": False}
 
 
 TOY = ToyFormat()

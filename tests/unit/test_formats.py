@@ -16,6 +16,7 @@ from teaminbox import store
 from teaminbox.formats import get
 from teaminbox.formats.claude import CLAUDE, KNOWN_FRAMES
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
+from teaminbox.model import Draft
 
 # ---------------------------------------------------------------- strategies
 
@@ -339,11 +340,13 @@ def test_pseudoclaude_type_with_payload() -> None:
 
 def test_claude_new_entry_frame_roundtrip() -> None:
     e = CLAUDE.new_entry(
-        sender="user",
-        recipient="coder",
-        text="",
-        type="shutdown_request",
-        payload={"requestId": "r-1"},
+        Draft(
+            sender="user",
+            recipient="coder",
+            text="",
+            type="shutdown_request",
+            payload={"requestId": "r-1"},
+        )
     )
     msg = CLAUDE.message(e, 0, "claude:t", "coder")
     assert msg.type == "shutdown_request"
@@ -388,7 +391,7 @@ def test_ids_unchanged_by_marking_read(tmp_path: Path, fmt_name: str) -> None:
     fmt = get(fmt_name)
     path = str(tmp_path / "i.json")
     entries = [
-        fmt.new_entry(sender="s", recipient="r", text=f"m{i}", summary="x" if i else None)
+        fmt.new_entry(Draft(sender="s", recipient="r", text=f"m{i}", summary="x" if i else None))
         for i in range(3)
     ]
     entries.append({"from": "old", "text": "legacy", "timestamp": "t"})  # no msg_id

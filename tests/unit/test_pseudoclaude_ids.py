@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
+from teaminbox.model import Draft
 
 # --- the model of Go's decode + MarshalIndent ------------------------------------------
 
@@ -259,7 +260,9 @@ def test_ids_tell_entries_apart() -> None:
 
 
 def test_an_id_from_send_is_the_id_read_back() -> None:
-    e = PSEUDOCLAUDE.new_entry(sender="lead", recipient="c", text="hi", payload={"n": 10**20})
+    e = PSEUDOCLAUDE.new_entry(
+        Draft(sender="lead", recipient="c", text="hi", payload={"n": 10**20})
+    )
     assert PSEUDOCLAUDE.entry_id(e, 3) == ids(written([e, e, e, e]))[3]
 
 
@@ -343,7 +346,7 @@ def test_ids_survive_any_go_rewrite(entries: list[dict[str, Any]], marked: set[i
 
 def _new(kind: str, payload: dict[str, Any], text: str = "", **kw: Any) -> dict[str, Any]:
     return PSEUDOCLAUDE.new_entry(
-        sender="lead", recipient="c", text=text, type=kind, payload=payload, **kw
+        Draft(sender="lead", recipient="c", text=text, type=kind, payload=payload, **kw)
     )
 
 

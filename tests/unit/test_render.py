@@ -10,7 +10,7 @@ import pytest
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.filebus import FILEBUS
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
-from teaminbox.model import Message
+from teaminbox.model import Draft, Message
 from teaminbox.render import (
     FIELD_MAX,
     LINE_MAX,
@@ -208,11 +208,13 @@ def test_pseudoclaude_frames_read_as_one_line() -> None:
     assert describe_message(pseudo("plan_approval_response", approved=True)) == "plan approved"
     # as our own sender writes a payload-only frame: the content restates it, the payload says it
     sent = PSEUDOCLAUDE.new_entry(
-        sender="lead",
-        recipient="x",
-        text="",
-        type="plan_approval_response",
-        payload={"approved": False, "feedback": "smaller steps"},
+        Draft(
+            sender="lead",
+            recipient="x",
+            text="",
+            type="plan_approval_response",
+            payload={"approved": False, "feedback": "smaller steps"},
+        )
     )
     msg = PSEUDOCLAUDE.message(sent, 0, "pseudoclaude:beta", "x")
     assert describe_message(msg) == "plan rejected: smaller steps"

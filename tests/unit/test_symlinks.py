@@ -29,6 +29,7 @@ from teaminbox.errors import NotRegularFile
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.formats.filebus import FILEBUS
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
+from teaminbox.model import Draft
 from teaminbox.store import write as store_write
 
 REFUSAL = "never writes through a link inside a team"
@@ -277,7 +278,7 @@ def test_a_dangling_link_at_the_message_temp_name_is_refused(project: Path, outs
     """The bus writes `<msg_id>.tmp` then renames it: a link planted at that name must not
     be opened (today's open(tmp, "w") created the target, then renamed the link in)."""
     box = project / ".team" / "inbox" / "bob"
-    entry = FILEBUS.new_entry(sender="user", recipient="bob", text="hi")
+    entry = FILEBUS.new_entry(Draft(sender="user", recipient="bob", text="hi"))
     tmp = box / f"{entry['msg_id']}.tmp"
     tmp.symlink_to(outside / "planted.desktop")
     before = state(outside)
@@ -323,7 +324,7 @@ def test_mkdir_p_of_an_inbox_folder_goes_through_no_link(
     before = state(outside)
     form = CLAUDE if fmt == "claude" else PSEUDOCLAUDE
     box = form.inbox_path(str(team), "coder" if fmt == "claude" else CODER_ID)
-    entry = form.new_entry(sender="user", recipient="coder", text="hi")
+    entry = form.new_entry(Draft(sender="user", recipient="coder", text="hi"))
     with pytest.raises(NotRegularFile) as info:
         store.deliver(form, box, entry, timeout=1.0)
     assert str(link) in info.value.message and info.value.code == "symlink_in_team"
@@ -431,7 +432,7 @@ def test_the_refusal_is_one_line_whatever_the_names(tmp_path: Path, outside: Pat
     link = team / "inbox" / "bob\nteaminbox: sent"
     link.parent.mkdir(parents=True)
     link.symlink_to(outside)
-    entry = FILEBUS.new_entry(sender="user", recipient="bob", text="hi")
+    entry = FILEBUS.new_entry(Draft(sender="user", recipient="bob", text="hi"))
     with pytest.raises(NotRegularFile) as info:
         store.deliver(FILEBUS, str(link), entry, timeout=1.0)
     assert "\n" not in info.value.message and "bob\\nteaminbox: sent" in info.value.message

@@ -25,7 +25,7 @@ from ..errors import CorruptInbox, check_name
 from ..fileio import TEMP_SUFFIX, listdir, make_inbox_folder, read_bytes, read_regular
 from ..jsonio import dumps_indented, loads
 from ..locks import ExclFileLock, PeerLock
-from ..model import Member, Message, Problem
+from ..model import Draft, Member, Message, Problem
 from .tasks_base import TaskBoard
 
 Hint = Literal["inbox", "team"]
@@ -212,17 +212,7 @@ class InboxFormat:
     def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
         return self.lock_class(path, timeout)
 
-    def new_entry(
-        self,
-        *,
-        sender: str,
-        recipient: str,
-        text: str,
-        summary: str | None = None,
-        type: str | None = None,
-        color: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def new_entry(self, draft: Draft) -> dict[str, Any]:
         raise NotImplementedError
 
     def text_frame(self, text: str) -> str | None:

@@ -19,7 +19,7 @@ from ..errors import InvalidParams
 from ..fileio import make_inbox_folder
 from ..jsonio import dumps_indented, opt_str, parse_text, short_hash, skip_space_back
 from ..locks import DirLock
-from ..model import Member, Message
+from ..model import Draft, Member, Message
 from ..safeio import open_new
 from ..timestamps import epoch, now_iso
 from .base import InboxFormat, RosterParts
@@ -302,18 +302,8 @@ class ClaudeFormat(InboxFormat):
     def text_frame(self, text: str) -> str | None:
         return frame_type(text)  # Claude Code parses every text it reads
 
-    def new_entry(
-        self,
-        *,
-        sender: str,
-        recipient: str,
-        text: str,
-        summary: str | None = None,
-        type: str | None = None,
-        color: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        ts = now_iso()
+    def new_entry(self, draft: Draft) -> dict[str, Any]:
+        ts, type, text, payload = now_iso(), draft.type, draft.text, draft.payload
         frame_type = bool(type) and type not in ("message", "text")
         if payload and not frame_type:
             raise InvalidParams(
@@ -323,19 +313,19 @@ class ClaudeFormat(InboxFormat):
         if type and frame_type:
             frame: dict[str, Any] = {"type": type}
             if type not in _NO_FROM:
-                frame["from"] = sender
+                frame["from"] = draft.sender
             frame.update(payload or {})
             if text and "message" not in frame and "reason" not in frame:
                 frame["reason" if type.startswith("shutdown") else "message"] = text
             frame.setdefault("timestamp", ts)
             text = orjson.dumps(frame).decode()
         _refuse_answer_frame(text)
-        entry: dict[str, Any] = {"from": sender, "text": text}
-        if summary:
-            entry["summary"] = summary
+        entry: dict[str, Any] = {"from": draft.sender, "text": text}
+        if draft.summary:
+            entry["summary"] = draft.summary
         entry["timestamp"] = ts
-        if color:
-            entry["color"] = color
+        if draft.color:
+            entry["color"] = draft.color
         entry["read"] = False
         entry["type"] = "message"
         entry["msg_id"] = str(uuid.uuid4())

@@ -25,7 +25,7 @@ import orjson
 from ..errors import CorruptInbox, check_name
 from ..fileio import listdir, read_bytes
 from ..jsonio import dumps_any, loads, opt_str
-from ..model import Member, Message, Problem
+from ..model import Draft, Member, Message, Problem
 from ..safeio import makedirs, open_new, refuse_links
 from ..timestamps import epoch
 from .base import Append, Hint, InboxFormat, RosterParts, Sig
@@ -218,30 +218,20 @@ class FileBusFormat(InboxFormat):
     def lock(self, path: str, timeout: float) -> AbstractContextManager[Any]:
         return nullcontext()  # unique names and an atomic rename: no lock in this protocol
 
-    def new_entry(
-        self,
-        *,
-        sender: str,
-        recipient: str,
-        text: str,
-        summary: str | None = None,
-        type: str | None = None,
-        color: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def new_entry(self, draft: Draft) -> dict[str, Any]:
         now = time.time()
         entry: dict[str, Any] = {
             "msg_id": f"m_{int(now * 1000)}_{uuid.uuid4().hex[:6]}",
-            "sender": sender,
-            "recipient": recipient,
-            "type": type if type and type != "message" else "text",
-            "content": text,
+            "sender": draft.sender,
+            "recipient": draft.recipient,
+            "type": draft.type if draft.type and draft.type != "message" else "text",
+            "content": draft.text,
             "timestamp": now,
         }
-        if summary:
-            entry["summary"] = summary
-        if payload:
-            entry["payload"] = payload
+        if draft.summary:
+            entry["summary"] = draft.summary
+        if draft.payload:
+            entry["payload"] = draft.payload
         return entry
 
     def deliver(self, path: str, entry: dict[str, Any], timeout: float, append: Append) -> int:

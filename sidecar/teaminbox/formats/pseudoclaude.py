@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import CorruptInbox
 from ..jsonio import canonical, loads, opt_str, short_hash
-from ..model import Member, Message
+from ..model import Draft, Member, Message
 from ..timestamps import epoch, now_rfc3339_nano
 from .base import InboxFormat, RosterParts
 from .tasks_pseudoclaude import PSEUDOCLAUDE_TASKS
@@ -266,26 +266,17 @@ class PseudoClaudeFormat(InboxFormat):
 
     # append_bytes: none (small files by design; a full rewrite keeps unknown top-level keys)
 
-    def new_entry(
-        self,
-        *,
-        sender: str,
-        recipient: str,
-        text: str,
-        summary: str | None = None,
-        type: str | None = None,
-        color: str | None = None,
-        payload: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    def new_entry(self, draft: Draft) -> dict[str, Any]:
         # Field order and omitempty as PseudoClaude's Go struct writes them.
-        kind = type if type and type != "message" else "text"
+        text, summary, payload = draft.text, draft.summary, draft.payload
+        kind = draft.type if draft.type and draft.type != "message" else "text"
         if kind != "text" and payload and not text:
             # PseudoClaude's agents see only summary and content: say the frame in words
             head, text = _frame_text(kind, payload)
             summary = summary or head
         entry: dict[str, Any] = {
-            "from": sender,
-            "to": recipient,
+            "from": draft.sender,
+            "to": draft.recipient,
             "type": kind,
             "summary": summary or "",
         }
