@@ -231,27 +231,6 @@ def claude_inbox(home: Path, team: str, inbox: str) -> Path:
     return home / ".claude" / "teams" / team / "inboxes" / f"{inbox}.json"
 
 
-def cli(home: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """This project's CLI (`python -m teaminbox`) against the scratch roots."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "teaminbox",
-            "--no-default-roots",
-            "--root",
-            f"claude={home / '.claude' / 'teams'}",
-            "--root",
-            f"pseudoclaude={home / '.PseudoClaude' / 'teams'}",
-            *args,
-        ],
-        check=check,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-
-
 def py_append(path: Path, entries: list[dict[str, Any]], fmt: str = "claude") -> None:
     """This project's writer (`teaminbox.store.append`) in another process."""
     code = (

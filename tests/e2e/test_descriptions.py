@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_session import call, cli, make_home, options, rec, start, write_json
+from lsp_session import call, make_home, options, rec, start, write_json
 from pytest_lsp import LanguageClient
+
+from support import cli
 
 TS = "2026-11-29T10:{:02d}:00.000Z"
 PC_TS = "2026-11-29T11:{:02d}:00.123456789Z"
@@ -190,7 +192,7 @@ def _printed(said: dict[str, Any]) -> list[str]:
 
 def _cli_blocks(home: Path, team: str, inbox: str) -> dict[str, list[str]]:
     """`teaminbox read`'s lines under each message's header, by message id."""
-    out = cli(home, "read", team, inbox).stdout
+    out = cli.run(*cli.scratch_roots(home), "read", team, inbox, home=home, check=True).stdout
     blocks = {}
     for block in out.split("\n\n")[:-1]:  # the last is the tally
         head, *body = block.split("\n")

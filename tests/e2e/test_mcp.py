@@ -20,8 +20,9 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_activity import session_team, transcripts
 
+from support.cli import TEAMINBOX
 from support.entries import claude_entry
-from support.world import VENV_BIN, Teams
+from support.world import Teams
 from teaminbox.server.tools import TOOL_NAMES
 
 WAIT = 20.0  # seconds: the longest any poll here waits
@@ -37,7 +38,7 @@ async def served(
     if history is not None:
         argv += ["--history", str(history)]
     params = StdioServerParameters(
-        command=str(VENV_BIN / "teaminbox"), args=argv, env=teams.env(), cwd=str(teams.home)
+        command=TEAMINBOX, args=argv, env=teams.env(), cwd=str(teams.home)
     )
     with open(teams.home / "mcp-stderr.log", "a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):

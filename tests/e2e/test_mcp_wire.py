@@ -22,8 +22,9 @@ from mcp.shared.message import SessionMessage
 from mcp.types import jsonrpc_message_adapter
 from test_mcp import call, entries, rewrite
 
+from support.cli import TEAMINBOX
 from support.entries import claude_entry
-from support.world import VENV_BIN, Teams
+from support.world import Teams
 
 LONE = "half \ud83d of a smile"
 LONE_JSON = b'"half \\ud83d of a smile"'  # as JSON.stringify writes it
@@ -73,7 +74,7 @@ async def mcp_process(teams: Teams) -> AsyncIterator[asyncio.subprocess.Process]
     with it, then its stdin closed and its exit awaited."""
     with open(teams.home / "mcp-stderr.log", "ab") as errlog:
         proc = await asyncio.create_subprocess_exec(
-            str(VENV_BIN / "teaminbox"),
+            TEAMINBOX,
             *("mcp", "--history", str(teams.home / "h.db")),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,

@@ -10,7 +10,6 @@ import lsp_session
 from lsp_session import (
     call,
     claude_inbox,
-    cli,
     entry,
     make_home,
     node_append,
@@ -24,6 +23,8 @@ from lsp_session import (
     write_json,
 )
 from pytest_lsp import LanguageClient
+
+from support import cli
 
 QUIET = 1.0  # seconds to wait for a notification that must NOT come
 
@@ -74,7 +75,7 @@ async def test_python_writers_fire_did_change(client: LanguageClient, tmp_path: 
     r = rec(client)
     mark = r.mark()
     # The CLI, as the person: into researcher's inbox (not the person's: no replied).
-    cli(tmp_path, "send", "alpha", "researcher", "from the cli")
+    cli.run(*cli.scratch_roots(tmp_path), "send", "alpha", "researcher", "from the cli", check=True)
     await r.wait("teamInbox/didChange", is_change("researcher", "from the cli"), since=mark)
     # store.append in another process, as a teammate, into user.json.
     py_append(

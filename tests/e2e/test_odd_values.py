@@ -19,6 +19,8 @@ from typing import Any
 from lsp_session import REPO, call, make_home, options, start, write_json
 from pytest_lsp import LanguageClient
 
+from support import cli
+
 sys.path.insert(0, str(REPO / "tests" / "interop"))
 from seed_filebus import FileMessageBus  # noqa: E402
 
@@ -129,23 +131,10 @@ async def test_server_odd_bus_stamps(client: LanguageClient, tmp_path: Path) -> 
 
 
 def run_cli(home: Path, ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "teaminbox",
-            "--no-default-roots",
-            "--root",
-            f"claude={home / '.claude' / 'teams'}",
-            "--root",
-            f"pseudoclaude={home / '.PseudoClaude' / 'teams'}",
-            "--root",
-            f"filebus={ws}",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    return cli.run(
+        *cli.scratch_roots(home, f"filebus={ws}"),
+        *args,
+        module=True,
         env={"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "PATH": "/usr/bin:/bin"},
     )
 

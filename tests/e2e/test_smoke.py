@@ -9,6 +9,8 @@ from pathlib import Path
 from lsp_session import call, client, make_home, options, start
 from pytest_lsp import LanguageClient
 
+from support import cli
+
 
 async def test_teams_send_reply(client: LanguageClient, tmp_path: Path) -> None:
     make_home(tmp_path)
@@ -24,19 +26,13 @@ async def test_teams_send_reply(client: LanguageClient, tmp_path: Path) -> None:
 
     replied = client.protocol.wait_for_notification_async("teamInbox/replied")
     changed = client.protocol.wait_for_notification_async("teamInbox/didChange")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "teaminbox",
-            "--no-default-roots",
-            "--root",
-            f"claude={tmp_path / '.claude' / 'teams'}",
-            "send",
-            "alpha",
-            "team-lead",
-            "ignored",
-        ],
+    cli.run(
+        "--no-default-roots",
+        "--root",
+        f"claude={tmp_path / '.claude' / 'teams'}",
+        *("send", "alpha", "team-lead", "ignored"),
+        home=tmp_path,
+        module=True,
         check=True,
     )
     # A teammate writes into the person's own inbox (the peer's way: as researcher).

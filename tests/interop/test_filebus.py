@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from seed_filebus import FileMessageBus
 
+from support import cli as cli_runner
 from teaminbox.discovery import Settings, find_teams, roster
 from teaminbox.store import messages, read
 
@@ -37,12 +38,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def cli(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "teaminbox", "--no-default-roots", "--root", str(folder), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "HOME": str(folder.parent)},
+    return cli_runner.run(
+        "--no-default-roots", "--root", str(folder), *args, home=folder.parent, module=True
     )
 
 

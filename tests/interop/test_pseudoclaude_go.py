@@ -25,8 +25,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.cli import TEAMINBOX, VENV_BIN
 from support.node import INTEROP, PY_WRITER
-from support.world import CODER_ID, LEAD_ID, TESTER_ID, VENV_BIN, Teams
+from support.world import CODER_ID, LEAD_ID, TESTER_ID, Teams
 from teaminbox import store
 from teaminbox.formats.pseudoclaude import PSEUDOCLAUDE
 from teaminbox.model import Draft, Message
@@ -405,7 +406,7 @@ def test_go_writers_race_ours(teams: Teams, pcmail: Path, record_property: Any) 
         *(
             subprocess.Popen(
                 ["bash", "-c", CLI_LOOP.replace("cli-", f"cli{w}-"), "cli-loop"]
-                + [str(VENV_BIN / "teaminbox"), str(N_CLI)],
+                + [TEAMINBOX, str(N_CLI)],
                 stdout=subprocess.PIPE,
                 text=True,
                 env=teams.env(),

@@ -6,17 +6,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from support import cli
 from support.entries import claude_entry
 from teaminbox.discovery import Settings, default_roots
 
 REPO = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent
 
 CLAUDE_TEAM = "alpha"
 PSEUDO_TEAM = "beta"
@@ -80,24 +79,12 @@ class Teams:
         return self.pseudo_dir / "inboxes" / f"{agent_id}.json"
 
     def env(self, **extra: str) -> dict[str, str]:
-        env = {
-            k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "TEAMINBOX_ROOTS")
-        }
-        env["HOME"] = str(self.home)
-        env.update(extra)
-        return env
+        return cli.environment(self.home, **extra)
 
     def cli(
         self, *args: str, input: str | None = None, **env: str
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(VENV_BIN / "teaminbox"), *args],
-            input=input,
-            capture_output=True,
-            text=True,
-            env=self.env(**env),
-            timeout=60,
-        )
+        return cli.run(*args, input=input, env=self.env(**env))
 
 
 def claude_config(team: str) -> dict[str, Any]:

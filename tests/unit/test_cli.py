@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support import cli
 from support.world import CODER_ID, LEAD_ID, Teams, tree, write_json
 
 
@@ -27,13 +27,7 @@ def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_python_dash_m_works(teams: Teams) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "teaminbox", "teams", "--json"],
-        capture_output=True,
-        text=True,
-        env=teams.env(),
-        timeout=60,
-    )
+    proc = cli.run("teams", "--json", module=True, env=teams.env())
     assert proc.returncode == 0, proc.stderr
     ids = [t["id"] for t in json.loads(proc.stdout)["teams"]]
     assert sorted(ids) == ["claude:alpha", "pseudoclaude:beta"]

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from support.world import CODER_ID, REPO, VENV_BIN, Teams
+from support import cli
+from support.world import CODER_ID, REPO, Teams
 from teaminbox import fileio
 from teaminbox.discovery import Settings, parse_root, resolve_team, roster
 from teaminbox.errors import UnknownRecipient
@@ -58,7 +59,7 @@ def test_a_payload_only_send_waits_for_the_peers_lock(teams: Teams) -> None:
     held = ExclFileLock(str(inbox), 5).acquire()
     released = False
     proc = subprocess.Popen(
-        [str(VENV_BIN / "teaminbox"), "send", "beta", "coder", "--type", "shutdown_request"]
+        cli.command("send", "beta", "coder", "--type", "shutdown_request")
         + ["--payload", '{"reason": "under the lock"}'],
         env=teams.env(),
         stdout=subprocess.PIPE,

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from support import cli as cli_runner
 from support.entries import at, claude_entry
-from support.world import CODER_ID, LEAD_ID, REPO, VENV_BIN, Teams, tree, write_json
+from support.world import CODER_ID, LEAD_ID, REPO, Teams, tree, write_json
 
 sys.path.insert(0, str(REPO / "tests" / "interop"))
 from seed_filebus import FileMessageBus  # noqa: E402
@@ -179,7 +180,7 @@ def test_a_closed_pipe_ends_quietly_with_exit_0(teams: Teams) -> None:
     write_json(teams.cinbox("user"), many)
     for args in (("read", "alpha", "user"), ("read", "alpha", "user", "--json")):
         proc = subprocess.Popen(
-            [str(VENV_BIN / "teaminbox"), *args],
+            cli_runner.command(*args),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=teams.env(),
@@ -401,18 +402,12 @@ def test_demo_init_writes_a_file_bus_team_as_the_seed_does(tmp_path: Path) -> No
     home = tmp_path / "demo"
     demo.init(home)
     folder = home / demo.BUS_TEAM
-    proc = subprocess.run(
-        [
-            str(VENV_BIN / "teaminbox"),
-            "--no-default-roots",
-            *[a for r in demo.root_specs(home) for a in ("--root", r)],
-            "teams",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(tmp_path)},
-        timeout=60,
+    proc = cli_runner.run(
+        "--no-default-roots",
+        *[a for r in demo.root_specs(home) for a in ("--root", r)],
+        "teams",
+        "--json",
+        home=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     teams = {t["id"]: t for t in json.loads(proc.stdout)["teams"]}

@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
+from support import cli
 from support.entries import claude_entry
-from support.world import CODER_ID, LEAD_ID, VENV_BIN, Teams, write_json
+from support.world import CODER_ID, LEAD_ID, Teams, write_json
 from teaminbox.termtext import json_text, visible
 
 TITLE = "\x1b]0;pwned\x07"
@@ -52,7 +53,7 @@ def run_on_pty(teams: Teams, *args: str, timeout: float = 60) -> tuple[int, byte
     mode[1] &= ~termios.OPOST  # no \n -> \r\n: read exactly what the program wrote
     termios.tcsetattr(slave, termios.TCSANOW, mode)
     proc = subprocess.Popen(
-        [str(VENV_BIN / "teaminbox"), *args],
+        cli.command(*args),
         stdin=subprocess.DEVNULL,
         stdout=slave,
         stderr=slave,
@@ -316,7 +317,7 @@ def test_lone_surrogates_kill_nothing_on_a_pipe_or_in_a_file(
 ) -> None:
     lone_world(teams)
     extra = ["--history", str(tmp_path / "h.db")] if "--archived" in args else []
-    argv = [str(VENV_BIN / "teaminbox"), *args, *extra, *(["--json"] if json_out else [])]
+    argv = cli.command(*args, *extra, *(["--json"] if json_out else []))
     piped = subprocess.run(argv, capture_output=True, env=teams.env(), timeout=60)
     assert piped.returncode == 0, piped.stderr.decode(errors="replace")
     out_file = tmp_path / "out.txt"

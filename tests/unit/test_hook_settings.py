@@ -7,28 +7,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support import cli as cli_runner
 from teaminbox import hook
-
-TEAMINBOX = Path(sys.executable).parent / "teaminbox"
 
 
 def cli(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
-    env["HOME"] = str(home)
-    return subprocess.run(
-        [str(TEAMINBOX), "hook", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    return cli_runner.run("hook", *args, home=home, input=stdin)
 
 
 OTHER_HOOK = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-guard.sh"}]}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from support import cli
 from support.world import Teams
 
 
@@ -22,19 +22,9 @@ def one_line(proc: subprocess.CompletedProcess[str]) -> str:
 def test_cli_file_dev_zero_is_bounded(teams: Teams) -> None:
     before = teams.cinbox("researcher").read_bytes()
     t0 = time.monotonic()
-    proc = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "teaminbox"),
-            "send",
-            "alpha",
-            "researcher",
-            "--file",
-            "/dev/zero",
-        ],
-        capture_output=True,
-        text=True,
+    proc = cli.run(
+        *("send", "alpha", "researcher", "--file", "/dev/zero"),
         env=teams.env(),
-        timeout=60,
         preexec_fn=lambda: __import__("resource").setrlimit(
             __import__("resource").RLIMIT_AS, (1 << 30, 1 << 30)
         ),
@@ -54,7 +44,7 @@ def test_cli_file_not_utf8(teams: Teams, tmp_path: Path) -> None:
 
 def test_cli_stdin_not_utf8(teams: Teams) -> None:
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "teaminbox"), "send", "alpha", "researcher", "-"],
+        cli.command("send", "alpha", "researcher", "-"),
         input=b"ok \xff\xfe",
         capture_output=True,
         env=teams.env(),

@@ -9,13 +9,13 @@ import os
 import socket
 import stat
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support import cli
 from support.hostile import GOOD, dump, within
 from support.world import Teams
 from teaminbox import fileio, store
@@ -101,13 +101,7 @@ def test_fifo_config_and_inbox_do_not_hang_the_cli(teams: Teams) -> None:
     teams.cinbox("researcher").unlink()
     os.mkfifo(teams.cinbox("researcher"))
     try:
-        proc = subprocess.run(
-            [str(Path(sys.executable).parent / "teaminbox"), "teams", "--json"],
-            capture_output=True,
-            text=True,
-            env=teams.env(),
-            timeout=20,
-        )
+        proc = cli.run("teams", "--json", env=teams.env(), timeout=20)
     except subprocess.TimeoutExpired:
         for fifo in (cfg, teams.cinbox("researcher")):
             fifo_unblocker(fifo)()

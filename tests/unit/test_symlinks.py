@@ -16,12 +16,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support import cli
 from support.entries import claude_entry
 from support.world import CODER_ID, LEAD_ID, Teams, write_json
 from teaminbox import store
@@ -89,25 +89,12 @@ def project(tmp_path: Path) -> Path:
 
 
 def run(teams: Teams, project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    home = teams.home
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "teaminbox",
-            "--no-default-roots",
-            "--root",
-            f"claude={home / '.claude' / 'teams'}",
-            "--root",
-            f"pseudoclaude={home / '.PseudoClaude' / 'teams'}",
-            "--root",
-            str(project),
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    return cli.run(
+        *cli.scratch_roots(teams.home, str(project)),
+        *args,
+        module=True,
         env=teams.env(),
+        timeout=120,
     )
 
 
