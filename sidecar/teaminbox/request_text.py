@@ -99,7 +99,9 @@ def _fields(tool: str, inp: dict[str, Any]) -> list[tuple[str, Any]]:
     return first + [(k, v) for k, v in inp.items() if k not in FIRST]
 
 
-def _one_line(text: str) -> str:
+def _verbatim_line(text: str) -> str:
+    """Every character kept (written out where unprintable), a line break as BREAK: unlike
+    `one_line`, nothing folded or cut, so a prompt's line can hold a value whole."""
     return BREAK.join(visible(ln) for ln in text.split("\n"))
 
 
@@ -150,7 +152,9 @@ def describe(who: str, tool: str, inp: dict[str, Any], suggestions: list[Any]) -
             lines.append(f"{visible(key)}: (nested too deeply to show)")
             continue
         bare = i == 0 and key in FIRST and tool in VERBS  # "run: ls", not "run: command: ls"
-        parts.append(_one_line(one.text) if bare else f"{visible(key)}: {_one_line(one.text)}")
+        parts.append(
+            _verbatim_line(one.text) if bare else f"{visible(key)}: {_verbatim_line(one.text)}"
+        )
         if "\n" in block.text:
             lines.append(f"{visible(key)}:")
             lines.extend("    " + visible(ln, body=True) for ln in block.text.split("\n"))

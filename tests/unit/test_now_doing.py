@@ -12,12 +12,13 @@ from typing import Any, cast
 import attrs
 
 from support.world import Teams
+from teaminbox import request_text
 from teaminbox.cli.output import step_line
 from teaminbox.model import Activity, Step
 from teaminbox.protocol import AttentionItem, PermissionPrompt
 from teaminbox.server.core import TeamInboxServer
 from teaminbox.server.features.activity.feature import _shown
-from teaminbox.server.features.permissions import Prompts
+from teaminbox.server.features.permissions import OpenPrompt, Prompts
 from teaminbox.transcripts import STEP_CHARS, Session, Stats, TeamActivity
 
 SONNET = "claude-sonnet-4-5-20250929"
@@ -204,7 +205,8 @@ def test_the_members_a_prompt_is_open_for_the_hooks_and_the_terminals() -> None:
     assert prompts.waiting("claude:t") == set()
     hook = PermissionPrompt("p1", "claude:t", "helper", "Bash", {}, "rm x", "s", [], 1.0, "sid")
     other = PermissionPrompt("p2", "claude:u", "tester", "Bash", {}, "rm y", "s", [], 1.0, "sid2")
-    prompts.open = {"p1": (hook, None), "p2": (other, None)}  # type: ignore[dict-item]
+    text = request_text.describe("helper", "Bash", {}, [])
+    prompts.open = {p.id: OpenPrompt(p, text, cast(Any, None)) for p in (hook, other)}
     item = AttentionItem("permission", "claude:t", "team-lead", None, 1.0, "s")
     prompts._looked["claude:t"] = (0.0, [item])
     assert prompts.waiting("claude:t") == {"helper", "team-lead"}

@@ -10,7 +10,7 @@ import pytest
 
 from teaminbox import request_text
 from teaminbox.protocol import AnswerPermissionParams, PermissionTextParams
-from teaminbox.server.features.permissions import NotShown, Prompts
+from teaminbox.server.features.permissions import NotShown, OpenPrompt, Prompts
 
 
 def test_a_write_shows_its_path_and_content() -> None:
@@ -54,9 +54,8 @@ def _prompts(text: request_text.RequestText) -> tuple[Prompts, asyncio.Future[An
     loop = asyncio.new_event_loop()
     fut: asyncio.Future[Any] = loop.create_future()
     prompts = Prompts.__new__(Prompts)
-    prompts.open, prompts.texts, prompts.opened = {}, {"p1": text}, set()
     prompt: Any = type("P", (), {"suggestions": []})()
-    prompts.open["p1"] = (prompt, fut)
+    prompts.open = {"p1": OpenPrompt(prompt, text, fut)}
     return prompts, fut
 
 

@@ -29,6 +29,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import orjson
 
 from ... import hook, request_text, sessions
@@ -96,13 +97,20 @@ def session_decision(behavior: str, suggestions: list[Any], message: str | None)
     return out
 
 
+@attrs.define
+class OpenPrompt:
+    """A prompt the hook waits on: what the person is shown, and the hook's answer."""
+
+    prompt: PermissionPrompt
+    text: request_text.RequestText  # the whole request, and the line a prompt shows
+    answer: asyncio.Future[Any]  # what the hook is told
+    opened: bool = False  # the person was shown its whole text (permissionText)
+
+
 class Prompts:
     def __init__(self, server: TeamInboxServer) -> None:
         self.server = server
-        # id -> the prompt, its full text, and the line the hook is told
-        self.open: dict[str, tuple[PermissionPrompt, asyncio.Future[Any]]] = {}
-        self.texts: dict[str, request_text.RequestText] = {}
-        self.opened: set[str] = set()  # prompts whose whole text the person was shown
+        self.open: dict[str, OpenPrompt] = {}  # by the prompt's id
         self.listening: str | None = None  # the socket's path
         self.on_change: list[Any] = []  # called on the event loop when `open` changes
         # the state thread: terminal prompts per team, and when they were looked at; the
@@ -135,9 +143,9 @@ class Prompts:
         finally:
             srv.close()
             _unlink(path)
-            for _, fut in self.open.values():
-                if not fut.done():
-                    fut.set_result({"decision": None})
+            for o in self.open.values():
+                if not o.answer.done():
+                    o.answer.set_result({"decision": None})
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         pid: str | None = None
@@ -164,8 +172,7 @@ class Prompts:
             prompt, text = claim
             pid = prompt.id
             fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self.open[pid] = (prompt, fut)
-            self.texts[pid] = text
+            self.open[pid] = OpenPrompt(prompt, text, fut)
             self.server.notify("teamInbox/permissionRequested", prompt)
             self._changed()
             gone = asyncio.ensure_future(reader.read())  # EOF: the hook gave up
@@ -182,8 +189,6 @@ class Prompts:
             pass
         finally:
             if pid is not None and self.open.pop(pid, None) is not None:
-                self.texts.pop(pid, None)
-                self.opened.discard(pid)
                 self._changed()
             writer.close()
             with contextlib.suppress(Exception):
@@ -242,56 +247,52 @@ class Prompts:
     # --- requests ---------------------------------------------------------------------
 
     def answer(self, p: AnswerPermissionParams) -> AnswerPermissionResult:
-        hit = self.open.get(p.id)
-        if hit is None:
-            raise UnknownPermission(
-                f"no open permission request {p.id!r}: answered already, or Claude Code"
-                " asks in the lead's terminal now"
-            )
-        prompt, fut = hit
+        o = self._find(p.id)
         if p.behavior == "deny" and p.message is not None and len(p.message) > 10_000:
             raise InvalidParams("message must be at most 10,000 characters")
-        text = self.texts[p.id]
-        if p.behavior != "deny" and not text.shown:
+        if p.behavior != "deny" and not o.text.shown:
             raise NotShown(
                 "this request cannot be shown whole (a value is nested too deeply): deny it,"
                 " or answer it in the lead's terminal"
             )
-        if p.behavior != "deny" and not text.whole and p.id not in self.opened:
+        if p.behavior != "deny" and not o.text.whole and not o.opened:
             raise NotShown(
                 "the whole request was not shown yet: open it (teamInbox/permissionText)"
                 " before allowing it"
             )
-        if fut.done():
+        if o.answer.done():
             return AnswerPermissionResult(p.id, p.behavior, False)
-        decision = session_decision(p.behavior, prompt.suggestions, p.message)
-        fut.set_result({"decision": decision})
+        decision = session_decision(p.behavior, o.prompt.suggestions, p.message)
+        o.answer.set_result({"decision": decision})
         return AnswerPermissionResult(p.id, p.behavior, True)
 
     def text(self, p: PermissionTextParams) -> PermissionTextResult:
         """The whole request as text; from now on it may be allowed."""
-        hit = self.open.get(p.id)
-        text = self.texts.get(p.id)
-        if hit is None or text is None:
-            raise UnknownPermission(
-                f"no open permission request {p.id!r}: answered already, or Claude Code"
-                " asks in the lead's terminal now"
-            )
-        self.opened.add(p.id)
-        return PermissionTextResult(p.id, text.full, text.shown)
+        o = self._find(p.id)
+        o.opened = True
+        return PermissionTextResult(p.id, o.text.full, o.text.shown)
 
     def prompts(self) -> list[PermissionPrompt]:
-        return [p for p, _ in self.open.values()]
+        return [o.prompt for o in list(self.open.values())]
+
+    def _find(self, pid: str) -> OpenPrompt:
+        o = self.open.get(pid)
+        if o is None:
+            raise UnknownPermission(
+                f"no open permission request {pid!r}: answered already, or Claude Code"
+                " asks in the lead's terminal now"
+            )
+        return o
 
     # --- attention items (the state thread) ---------------------------------------------
 
     def release(self, pid: str) -> bool:
         """The event loop: the person sent it back to the terminal's own prompt."""
-        hit = self.open.get(pid)
-        if hit is None or hit[1].done():
+        o = self.open.get(pid)
+        if o is None or o.answer.done():
             return False
         # released: the hook stops waiting for every window, not only this one
-        hit[1].set_result({"decision": None, "released": True})
+        o.answer.set_result({"decision": None, "released": True})
         return True
 
     def hook_items(self) -> list[AttentionItem]:
@@ -309,7 +310,7 @@ class Prompts:
                 action="answerPermission",
                 key=HOOK_KEY + p.id,
             )
-            for p, _ in list(self.open.values())
+            for p in self.prompts()
         ]
 
     def terminal_items(self, r: Roster, inbox_of: dict[str, str]) -> list[AttentionItem]:
@@ -364,7 +365,7 @@ class Prompts:
     def waiting(self, team: str) -> set[str]:
         """The members of `team` a prompt is open for: the hook's, and the terminal's as
         last looked at (the state thread)."""
-        found = {p.member for p, _ in list(self.open.values()) if p.team == team}
+        found = {p.member for p in self.prompts() if p.team == team}
         hit = self._looked.get(team)
         return found | {i.member for i in hit[1] if i.member} if hit else found
 
