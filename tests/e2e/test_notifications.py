@@ -75,7 +75,8 @@ async def test_python_writers_fire_did_change(client: LanguageClient, tmp_path: 
     r = rec(client)
     mark = r.mark()
     # The CLI, as the person: into researcher's inbox (not the person's: no replied).
-    cli.run(*cli.scratch_roots(tmp_path), "send", "alpha", "researcher", "from the cli", check=True)
+    roots = cli.scratch_roots(tmp_path)
+    cli.run(*roots, "send", "alpha", "researcher", "from the cli", home=tmp_path, check=True)
     await r.wait("teamInbox/didChange", is_change("researcher", "from the cli"), since=mark)
     # store.append in another process, as a teammate, into user.json.
     py_append(

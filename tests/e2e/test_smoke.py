@@ -26,15 +26,8 @@ async def test_teams_send_reply(client: LanguageClient, tmp_path: Path) -> None:
 
     replied = client.protocol.wait_for_notification_async("teamInbox/replied")
     changed = client.protocol.wait_for_notification_async("teamInbox/didChange")
-    cli.run(
-        "--no-default-roots",
-        "--root",
-        f"claude={tmp_path / '.claude' / 'teams'}",
-        *("send", "alpha", "team-lead", "ignored"),
-        home=tmp_path,
-        module=True,
-        check=True,
-    )
+    roots = cli.scratch_roots(tmp_path)
+    cli.run(*roots, "send", "alpha", "team-lead", "ignored", home=tmp_path, check=True)
     # A teammate writes into the person's own inbox (the peer's way: as researcher).
     subprocess.run(
         [
