@@ -63,16 +63,11 @@ export class TreeNodeStore {
     this.nodes.delete(id);
   }
 
-  /** The node kept under `id`, its data brought up to date, or a new one. */
-  private keep<N extends TreeNode>(
-    id: string,
-    kind: new (...args: never[]) => N,
-    make: () => N,
-    update: (n: N) => void,
-  ): N {
+  /** The node kept under `id`, its data fields set to `data`, or a new one. */
+  private keep<N extends TreeNode>(id: string, kind: new (...args: never[]) => N, make: () => N, data: Partial<N>): N {
     const n = this.nodes.get(id);
     if (n instanceof kind) {
-      update(n);
+      Object.assign(n, data);
       return n;
     }
     const made = make();
@@ -81,141 +76,64 @@ export class TreeNodeStore {
   }
 
   attentionGroup(items: readonly AttentionItem[]): AttentionGroupNode {
-    return this.keep(
-      ATTENTION_GROUP_ID,
-      AttentionGroupNode,
-      () => new AttentionGroupNode([...items]),
-      n => {
-        n.items = [...items];
-      },
-    );
+    return this.keep(ATTENTION_GROUP_ID, AttentionGroupNode, () => new AttentionGroupNode([...items]), {
+      items: [...items],
+    });
   }
 
   attention(item: AttentionItem): AttentionNode {
     const id = attentionNodeId(item);
-    return this.keep(
-      id,
-      AttentionNode,
-      () => new AttentionNode(id, item),
-      n => {
-        n.item = item;
-      },
-    );
+    return this.keep(id, AttentionNode, () => new AttentionNode(id, item), { item });
   }
 
   ended(count: number): EndedGroupNode {
-    return this.keep(
-      ENDED_GROUP_ID,
-      EndedGroupNode,
-      () => new EndedGroupNode(count),
-      n => {
-        n.count = count;
-      },
-    );
+    return this.keep(ENDED_GROUP_ID, EndedGroupNode, () => new EndedGroupNode(count), { count });
   }
 
   team(team: Team): TeamNode {
     const id = teamNodeId(team.id);
-    return this.keep(
-      id,
-      TeamNode,
-      () => new TeamNode(id, team),
-      n => {
-        n.team = team;
-      },
-    );
+    return this.keep(id, TeamNode, () => new TeamNode(id, team), { team });
   }
 
   conversation(team: Team): ConversationNode {
     const id = conversationNodeId(team.id);
-    return this.keep(
-      id,
-      ConversationNode,
-      () => new ConversationNode(id, team),
-      n => {
-        n.team = team;
-      },
-    );
+    return this.keep(id, ConversationNode, () => new ConversationNode(id, team), { team });
   }
 
   convMessage(team: Team, message: Message): ConversationMessageNode {
     const id = convMessageNodeId(team.id, message.inbox, message.id);
-    return this.keep(
-      id,
-      ConversationMessageNode,
-      () => new ConversationMessageNode(id, team, message),
-      n => {
-        n.team = team;
-        n.message = message;
-      },
-    );
+    return this.keep(id, ConversationMessageNode, () => new ConversationMessageNode(id, team, message), {
+      team,
+      message,
+    });
   }
 
   inbox(team: Team, member: Member): InboxNode {
     const id = inboxNodeId(team.id, member.inbox);
-    return this.keep(
-      id,
-      InboxNode,
-      () => new InboxNode(id, team, member),
-      n => {
-        n.team = team;
-        n.member = member;
-      },
-    );
+    return this.keep(id, InboxNode, () => new InboxNode(id, team, member), { team, member });
   }
 
   changes(team: Team, member: Member): ChangesNode {
     const id = changesNodeId(team.id, member.inbox);
-    return this.keep(
-      id,
-      ChangesNode,
-      () => new ChangesNode(id, team, member),
-      n => {
-        n.team = team;
-        n.member = member;
-      },
-    );
+    return this.keep(id, ChangesNode, () => new ChangesNode(id, team, member), { team, member });
   }
 
   changedFile(team: Team, member: Member, change: FileChange): ChangedFileNode {
     const id = changedFileNodeId(team.id, member.inbox, change.toolUseId);
-    return this.keep(
-      id,
-      ChangedFileNode,
-      () => new ChangedFileNode(id, team, member, change),
-      n => {
-        n.team = team;
-        n.member = member;
-        n.change = change;
-      },
-    );
+    return this.keep(id, ChangedFileNode, () => new ChangedFileNode(id, team, member, change), {
+      team,
+      member,
+      change,
+    });
   }
 
   older(team: Team, member: Member, hidden: number): OlderNode {
     const id = olderNodeId(team.id, member.inbox);
-    return this.keep(
-      id,
-      OlderNode,
-      () => new OlderNode(id, team, member, hidden),
-      n => {
-        n.team = team;
-        n.member = member;
-        n.hidden = hidden;
-      },
-    );
+    return this.keep(id, OlderNode, () => new OlderNode(id, team, member, hidden), { team, member, hidden });
   }
 
   message(team: Team, member: Member, message: Message): MessageNode {
     const id = messageNodeId(team.id, member.inbox, message.id);
-    return this.keep(
-      id,
-      MessageNode,
-      () => new MessageNode(id, team, member, message),
-      n => {
-        n.team = team;
-        n.member = member;
-        n.message = message;
-      },
-    );
+    return this.keep(id, MessageNode, () => new MessageNode(id, team, member, message), { team, member, message });
   }
 }
