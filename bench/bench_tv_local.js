@@ -13,7 +13,7 @@ const http = require('http');
 const fs = require('fs');
 const path = require('path');
 const { endTrace, scrollEvents } = require('./cdp_trace');
-const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
+const { launchChromium } = require('../tests/extension/chromium');
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -140,8 +140,7 @@ function selfTimes(events, from, to) {
 }
 
 async function main() {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--enable-precise-memory-info'] });
+  const browser = await launchChromium(['--enable-precise-memory-info']);
   const servers = [];
   for (const d of dists) {
     const html = page(TOTAL, DELAY);

@@ -22,7 +22,7 @@
 //                           frame is a process of its own) CDP Performance.getMetrics
 const readline = require('readline');
 const { endTrace, scrollEvents } = require('./cdp_trace');
-const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
+const { launchChromium } = require('../tests/extension/chromium');
 
 const VIEW = '[id="workbench.view.extension.teamInbox"]';
 let browser, context, page, cdp;
@@ -187,9 +187,7 @@ async function startProfiler() {
 const commands = {
   async open({ url, width = 1280, height = 1400, marker = '' }) {
     if (!browser) {
-      browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-          '--no-first-run', '--disable-dev-shm-usage', '--enable-precise-memory-info'] });
+      browser = await launchChromium(['--enable-precise-memory-info']);
     }
     if (context) await context.close();
     cdp = undefined; // a session on the closed context's page (a second build's run: --old-vsix)
@@ -448,7 +446,7 @@ const commands = {
       // pages: each time the count grows, how long since the thread reached the top
       const pages = [];
       // the messages the view holds: its thread's data-messages where it keeps only a window of them
-      // in the DOM (the windowed thread, issue 21), else those in the DOM (older builds)
+      // in the DOM (the windowed thread), else those in the DOM (older builds)
       const held = () => (t.dataset.messages !== undefined ? Number(t.dataset.messages) : t.querySelectorAll('.msg').length);
       let last = performance.now(), deltas = [], t0 = last, count = held(), topAt = 0, maxDom = 0;
       const tick = ts => {

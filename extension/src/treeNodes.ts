@@ -4,6 +4,9 @@
 // the data fields are refreshed in place from the cache.
 import type { AttentionItem, FileChange, Member, Message, Team } from './protocol';
 
+export const ENDED_GROUP_ID = 'group:ended';
+export const ATTENTION_GROUP_ID = 'group:attention';
+
 export class TeamNode {
   readonly kind = 'team';
   /** provisional: the last session's row, drawn collapsed until the sidecar answers */
@@ -128,14 +131,14 @@ export class ConversationMessageNode {
 /** The collapsed "Ended" group at the bottom: teams whose folder is gone. */
 export class EndedGroupNode {
   readonly kind = 'ended';
-  readonly id = 'group:ended';
+  readonly id = ENDED_GROUP_ID;
   constructor(public count: number) {}
 }
 
 /** "Needs attention" at the top. */
 export class AttentionGroupNode {
   readonly kind = 'attentionGroup';
-  readonly id = 'group:attention';
+  readonly id = ATTENTION_GROUP_ID;
   constructor(public items: AttentionItem[]) {}
 }
 

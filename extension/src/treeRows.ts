@@ -1,4 +1,4 @@
-// What each tree row shows, as plain data (no vscode import; inboxTree.ts maps it to TreeItems).
+// What each tree row shows, as plain data (no vscode import; treeItem.ts maps it to TreeItems).
 import type {
   AttentionItem,
   Description,
@@ -336,6 +336,59 @@ export function conversationRow(msg: Message, now: number = Date.now()): Row {
     color: delivery === 'waiting' ? 'charts.yellow' : frame ? 'descriptionForeground' : memberThemeColor(msg.color),
     contextValue: 'conversationMessage',
     collapsible: false,
+  };
+}
+
+/** A team's "Conversation" row: how many messages it holds, once they are read. */
+export function conversationGroupRow(count: number | undefined): Row {
+  return {
+    label: 'Conversation',
+    description: count === undefined ? '' : `${count} message${count === 1 ? '' : 's'}`,
+    tooltip: 'Every message of the team, newest first, and whether it reached its reader (waiting / delivered / read)',
+    icon: 'comment-discussion',
+    contextValue: 'conversation',
+    collapsible: true,
+  };
+}
+
+/** An inbox's "Older messages" row: `hidden` drawn on a click (a step at most), or none left to draw but the
+ * page was full, so a click fetches `step` older ones. */
+export function olderRow(hidden: number, step: number): Row {
+  return {
+    label: 'Older messages',
+    description: hidden ? `${hidden} more` : '',
+    tooltip: hidden
+      ? `Show ${Math.min(hidden, step)} more of this inbox's messages`
+      : `Fetch ${step} older messages of this inbox`,
+    icon: 'history',
+    contextValue: 'older',
+    collapsible: false,
+  };
+}
+
+/** The "Ended" group: teams whose folder is gone. */
+export function endedRow(count: number): Row {
+  return {
+    label: 'Ended',
+    description: `${count} team${count === 1 ? '' : 's'}`,
+    tooltip: 'Teams whose folder is gone (Claude Code deletes a session team on exit): read-only, from the history',
+    icon: 'archive',
+    color: 'disabledForeground',
+    contextValue: 'endedGroup',
+    collapsible: true,
+  };
+}
+
+/** The "Needs attention" group at the top of the tree. */
+export function attentionGroupRow(count: number): Row {
+  return {
+    label: 'Needs attention',
+    description: String(count),
+    tooltip: 'Requests nobody answered, stalled members, messages to you without an answer',
+    icon: 'bell-dot',
+    color: 'notificationsWarningIcon.foreground',
+    contextValue: 'attentionGroup',
+    collapsible: true,
   };
 }
 

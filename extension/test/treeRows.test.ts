@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  attentionGroupRow,
+  conversationGroupRow,
+  endedRow,
+  olderRow,
   conversationRow,
   memberRow,
   messageRow,
@@ -337,4 +341,26 @@ test('member rows: a step is text on one line, cut with "…"', () => {
   assert.doesNotMatch(s, /\]\(|\$\(/, 'no link or icon syntax');
   const short = stepText(evil, NOW, 60);
   assert.equal(short.length, 60);
+});
+
+test('group rows: Conversation, Older messages, Ended, Needs attention', () => {
+  assert.deepEqual(
+    [conversationGroupRow(undefined).description, conversationGroupRow(1).description],
+    ['', '1 message'],
+  );
+  assert.equal(conversationGroupRow(3).description, '3 messages');
+  const older = olderRow(20, 50);
+  assert.deepEqual([older.label, older.description, older.collapsible], ['Older messages', '20 more', false]);
+  assert.equal(older.tooltip, "Show 20 more of this inbox's messages");
+  assert.equal(olderRow(80, 50).tooltip, "Show 50 more of this inbox's messages");
+  assert.deepEqual(
+    [olderRow(0, 50).description, olderRow(0, 50).tooltip],
+    ['', 'Fetch 50 older messages of this inbox'],
+  );
+  assert.deepEqual(
+    [endedRow(1).description, endedRow(2).description, endedRow(2).contextValue],
+    ['1 team', '2 teams', 'endedGroup'],
+  );
+  const attention = attentionGroupRow(4);
+  assert.deepEqual([attention.label, attention.description, attention.collapsible], ['Needs attention', '4', true]);
 });

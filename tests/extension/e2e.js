@@ -5,25 +5,13 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
 const { appendClaude, readInbox } = require('./inboxWrite');
-const { BASE, HOME_DIR, WS, EXT, ARTIFACTS, ALPHA, useChromium, poll, shot, withWorkbench, quickInput, palette, sendTo } = require('./workbench');
+const { HOME_DIR, ALPHA, useChromium, poll, shot, withWorkbench, teamInboxLogs, runInHost, quickInput, palette, sendTo } = require('./workbench');
 
-const browser = useChromium();
+useChromium();
 // "label description" of each row (innerText runs them together)
 const texts = loc => loc.locator('.monaco-list-row').evaluateAll(els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
   .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim()));
 
-/** Every "Team Inbox" log file this code-server wrote (one per extension host). */
-function teamInboxLogs() {
-  const out = [];
-  const walk = d => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p); else if (e.name.endsWith('Team Inbox.log')) out.push(p);
-    }
-  };
-  walk(path.join(HOME_DIR, '.code-server', 'user', 'logs'));
-  return out;
-}
 const logMarks = () => new Map(teamInboxLogs().map(f => [f, fs.statSync(f).size]));
 const logSince = marks => teamInboxLogs().map(f => fs.readFileSync(f).subarray(marks.get(f) ?? 0).toString()).join('\n');
 
@@ -210,32 +198,4 @@ test('UI: a recorded Claude Code session: conversation, tasks, needs attention, 
     await snap('ended.png');
   }));
 
-test('extension host API tests (suite.js)', { timeout: 240000 }, async t => {
-  const page = await browser().newPage();
-  const host = new URL(BASE).host;
-  const payload = JSON.stringify([
-    ['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`],
-    ['extensionTestsPath', `vscode-remote://${host}${path.join(__dirname, 'suite.js')}`],
-  ]);
-  const logs = [];
-  const exit = new Promise(res => {
-    page.exposeFunction('codeAutomationLog', (type, args) => {
-      const l = (args || []).join(' ');
-      logs.push(l);
-      if (/^(not )?ok - |passed, /.test(l)) console.log('# [exthost]', l.split('\n')[0]);
-    });
-    page.exposeFunction('codeAutomationExit', code => res(code));
-  });
-  await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}&payload=${encodeURIComponent(payload)}`);
-  let timer;
-  const code = await Promise.race([exit, new Promise(r => { timer = setTimeout(() => r('timeout'), 220000); })]);
-  clearTimeout(timer);
-  await page.close();
-  fs.writeFileSync(path.join(ARTIFACTS, 'exthost.log'), logs.join('\n'));
-  // one node:test subtest per extension-host test, so the runner's counts include them
-  for (const l of logs) {
-    const m = /^(not )?ok - (.+?)(?: :: ([\s\S]*))?$/.exec(l);
-    if (m) await t.test(m[2].trim(), () => { if (m[1]) throw new Error(m[3] || 'failed'); });
-  }
-  assert.equal(code, 0, 'extension tests exit code; logs:\n' + logs.join('\n'));
-});
+test('extension host API tests (suite.js)', { timeout: 240000 }, t => runInHost(t, 'suite.js', 'exthost.log'));

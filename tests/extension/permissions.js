@@ -70,7 +70,11 @@ async function hookUntilShown(page, re, toolInput, suggestions) {
 
 const center = page => page.locator('.notifications-center');
 async function openCenter(page) {
-  if (!(await center(page).isVisible())) await page.locator('[id="status.notifications"]').first().click();
+  if (!(await center(page).isVisible())) {
+    await page.locator('[id="status.notifications"]').first().click();
+    // off the bell: its "Hide Notifications" hover, once shown, covers the toasts' buttons
+    await page.mouse.move(700, 300);
+  }
   await center(page).waitFor({ state: 'visible' });
 }
 const notification = (page, re) => center(page).locator('.notification-list-item').filter({ hasText: re }).first();

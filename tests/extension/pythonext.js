@@ -8,49 +8,17 @@ const { test } = require('node:test');
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { BASE, HOME_DIR, WS, ARTIFACTS, useChromium, poll, shot } = require('./workbench');
+const { HOME_DIR, useChromium, poll, windowOpener } = require('./workbench');
 
-const browser = useChromium();
+useChromium();
 const PY = process.env.TI_PY; // a venv's python: the bundled libraries alone run the sidecar
 const CONFIG = path.join(HOME_DIR, 'standin-python.json');
 const ACTIVATIONS = path.join(HOME_DIR, 'standin-python.log');
 
-const logsDir = path.join(HOME_DIR, '.code-server', 'user', 'logs');
-function teamInboxLogs() {
-  const out = [];
-  const walk = d => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p); else if (e.name === 'Team Inbox.log') out.push(p);
-  } };
-  if (fs.existsSync(logsDir)) walk(logsDir);
-  return out;
-}
 const activations = () => (fs.existsSync(ACTIVATIONS) ? fs.readFileSync(ACTIVATIONS, 'utf8').trim().split('\n').filter(Boolean).map(l => +l.split(' ')[1]) : []);
 
-let context; // one browser profile for every window: VS Code keeps workspaceState in it
 /** A window on the workspace: fn(page, log()) where log() is this window's Team Inbox log so far. */
-async function inWindow(name, fn) {
-  const before = new Set(teamInboxLogs());
-  context ??= await browser().newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const log = () => {
-    const mine = teamInboxLogs().filter(f => !before.has(f));
-    return mine.length ? fs.readFileSync(mine[0], 'utf8') : '';
-  };
-  try {
-    await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-    await fn(page, log);
-  } catch (e) {
-    await shot(page, `pythonext-${name}-fail.png`).catch(() => undefined);
-    fs.writeFileSync(path.join(ARTIFACTS, `pythonext-${name}.log`), log());
-    throw e;
-  } finally {
-    // as a person closes the window: VS Code shuts down and keeps its storage (workspaceState)
-    await page.close({ runBeforeUnload: true });
-    await poll('the window to close', () => page.isClosed(), 15000);
-  }
-}
+const inWindow = windowOpener('pythonext', { viewport: { width: 1280, height: 900 } });
 
 const running = log => /sidecar running/.test(log());
 

@@ -16,9 +16,9 @@ const os = require('os');
 const path = require('path');
 const { appendClaude, readInbox } = require('./inboxWrite');
 const { claudeTeam, iso } = require('./fixtures');
-const { BASE, HOME_DIR, WS, EXT, ARTIFACTS, useChromium, poll, shot, quickInput, pickRow, palette } = require('./workbench');
+const { HOME_DIR, WS, useChromium, poll, shot, windowOpener, runInHost, quickInput, pickRow, palette } = require('./workbench');
 
-const browser = useChromium();
+useChromium();
 const PY = process.env.TI_PY; // the user's python (user settings); the sidecar runs on it in Restricted Mode
 const MARKER = path.join(HOME_DIR, 'workspace-python-ran');
 const NOTES = path.join(WS, 'notes');
@@ -69,38 +69,11 @@ function writeWorkspace() {
 const settings = s => fs.writeFileSync(path.join(WS, '.vscode', 'settings.json'), JSON.stringify(s, null, 2));
 const readSettings = () => JSON.parse(fs.readFileSync(path.join(WS, '.vscode', 'settings.json'), 'utf8'));
 
-const logsDir = path.join(HOME_DIR, '.code-server', 'user', 'logs');
-function teamInboxLogs() {
-  const out = [];
-  const walk = d => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p); else if (e.name === 'Team Inbox.log') out.push(p);
-  } };
-  if (fs.existsSync(logsDir)) walk(logsDir);
-  return out;
-}
 
 const texts = loc => loc.locator('.monaco-list-row').evaluateAll(els => els.map(e => [e.querySelector('.label-name'), e.querySelector('.label-description')]
   .map(x => (x ? x.textContent : '')).join(' ').replace(/\s+/g, ' ').trim()));
 
-let context; // one browser profile: VS Code keeps the trust decision in it
-async function inWindow(name, fn) {
-  const before = new Set(teamInboxLogs());
-  context ??= await browser().newContext({ viewport: { width: 1400, height: 1000 }, ignoreHTTPSErrors: true });
-  const page = await context.newPage();
-  const log = () => { const mine = teamInboxLogs().filter(f => !before.has(f)); return mine.length ? fs.readFileSync(mine[0], 'utf8') : ''; };
-  try {
-    await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-    await fn(page, log);
-  } catch (e) {
-    await shot(page, `trust-${name}-failure.png`).catch(() => undefined);
-    fs.writeFileSync(path.join(ARTIFACTS, `trust-${name}.log`), log());
-    throw e;
-  } finally {
-    await page.close({ runBeforeUnload: true });
-  }
-}
+const inWindow = windowOpener('trust', { viewport: { width: 1400, height: 1000 }, ignoreHTTPSErrors: true });
 
 const center = page => page.locator('.notifications-center');
 async function openCenter(page) {
@@ -129,28 +102,7 @@ const anatomy = loc => loc.evaluate(el => ({
 // what the extension host sees: in a window of its own, before the UI test trusts the folder
 test('extension host in Restricted Mode (trustSuite.js)', { timeout: 120000 }, async t => {
   writeWorkspace();
-  const page = await browser().newPage();
-  const host = new URL(BASE).host;
-  const payload = JSON.stringify([
-    ['extensionDevelopmentPath', `vscode-remote://${host}${EXT}`],
-    ['extensionTestsPath', `vscode-remote://${host}${path.join(__dirname, 'trustSuite.js')}`],
-  ]);
-  const logs = [];
-  const exit = new Promise(res => {
-    page.exposeFunction('codeAutomationLog', (type, args) => logs.push((args || []).join(' ')));
-    page.exposeFunction('codeAutomationExit', code => res(code));
-  });
-  await page.goto(`${BASE}/?folder=${encodeURIComponent(WS)}&payload=${encodeURIComponent(payload)}`);
-  let timer;
-  const code = await Promise.race([exit, new Promise(r => { timer = setTimeout(() => r('timeout'), 100000); })]);
-  clearTimeout(timer);
-  await page.close();
-  fs.writeFileSync(path.join(ARTIFACTS, 'trust-exthost.log'), logs.join('\n'));
-  for (const l of logs) {
-    const m = /^(not )?ok - (.+?)(?: :: ([\s\S]*))?$/.exec(l);
-    if (m) await t.test(m[2].trim(), () => { if (m[1]) throw new Error(m[3] || 'failed'); });
-  }
-  assert.equal(code, 0, 'extension tests exit code; logs:\n' + logs.join('\n'));
+  await runInHost(t, 'trustSuite.js', 'trust-exthost.log', { timeout: 100000 });
 });
 
 test('Restricted Mode ignores the repository\'s program, file and folder; agent text stays text; trusting applies the settings', { timeout: 300000 }, async () => {
