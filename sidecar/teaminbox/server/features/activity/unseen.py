@@ -164,25 +164,31 @@ def read_session(
     )
 
 
-def _held_session(tracker: Tracker, tid: str) -> str | None:
-    """The session the history's record of a team's activity names (None: none)."""
+def _held_session(tracker: Tracker, tid: str) -> tuple[str | None, bool]:
+    """The session the history's record of a team's activity names, and whether that
+    record was made by reading the session to its end."""
     body = tracker.history.team_activity(tid)
     try:
         doc = orjson.loads(body) if body else None
         sid = doc.get("session", {}).get("sessionId") if isinstance(doc, dict) else None
     except (orjson.JSONDecodeError, AttributeError):
-        return None
-    return sid if isinstance(sid, str) else None
+        return None, False
+    final = isinstance(doc, dict) and doc.get("final") is True
+    return (sid if isinstance(sid, str) else None), final
 
 
-def wanted(tracker: Tracker, tid: str, session_id: str, folder: str) -> bool | None:
+def wanted(tracker: Tracker, tid: str, f: Found, folder: str, first: bool) -> bool | None:
     """The state thread, before reading: True to read the session, False to remember it as
-    looked at, None to leave it (a live team: the follow passes read it)."""
+    looked at, None to leave it (a live team: the follow passes read it). `first`: the
+    history has no record of looking at it."""
     if tid in tracker.rosters or os.path.lexists(folder):
         return None
     if tracker.history.team_body(tid) is None:
         return True
-    return _held_session(tracker, tid) == session_id  # the same session: what it lacks
+    sid, final = _held_session(tracker, tid)
+    if sid != f.session_id:
+        return False  # a team name another session used
+    return not (first and final)  # followed to its end while it lived: nothing to add
 
 
 def save(tracker: Tracker, rb: Rebuilt) -> bool:
@@ -218,7 +224,7 @@ class Unseen:
         self.server = server
         self.prices = prices
         self.forget = forget  # the state thread: a team's cached activity is stale
-        self.done = asyncio.Event()  # for tests and the bench: the start's rebuilding is over
+        self.known: dict[str, str] = {}
 
     async def run(self) -> None:
         try:
@@ -228,8 +234,6 @@ class Unseen:
         except Exception:
             if not self.server.closing:
                 log.exception("rebuilding teams from session transcripts failed")
-        finally:
-            self.done.set()
 
     async def _run(self) -> None:
         server = self.server
@@ -239,6 +243,7 @@ class Unseen:
             return
         dirs = projects_dirs(tracker.settings)
         known = await server.in_state(tracker.history.session_scans, background=True)
+        self.known = known
         found = await server.in_pool(lambda: find_sessions(dirs, known))
         told = time.monotonic()
         pending = False
@@ -262,7 +267,8 @@ class Unseen:
         server = self.server
         tid = f"{fmt.name}:{f.team}"
         want = await server.in_state(
-            lambda: wanted(tracker, tid, f.session_id, team_dir(f)[1]), background=True
+            lambda: wanted(tracker, tid, f, team_dir(f)[1], f.lead_path not in self.known),
+            background=True,
         )
         if want is None:
             return False
