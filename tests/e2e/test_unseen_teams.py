@@ -197,6 +197,23 @@ async def test_a_later_start_reads_only_what_changed(tmp_path: Path) -> None:
         await lsp_session.stop_server(c)
 
 
+async def test_a_session_older_than_the_history_keeps_is_not_rebuilt(tmp_path: Path) -> None:
+    (tmp_path / ".claude" / "teams").mkdir(parents=True)
+    t = closed_session(tmp_path)
+    conversation_rows(t)
+    old = time.time() - 40 * 86400
+    os.utime(t["lead"].path, (old, old))
+    fresh = closed_session(tmp_path, "0ff1c0de-0000-4000-8000-000000000002", "session-0ff1c0df")
+    fresh["helper"].append(fresh["helper"].send("team-lead", "FRESH", "m-fresh", stamp(1)))
+    c = await lsp_session.start_server(tmp_path, historyDays=30)
+    try:
+        await until(ended_team(c, "claude:session-0ff1c0df"), "the fresh session's team")
+        teams = (await call(c, "teamInbox/teams", {}))["teams"]
+        assert [t["id"] for t in teams] == ["claude:session-0ff1c0df"]
+    finally:
+        await lsp_session.stop_server(c)
+
+
 def has_team(c: LanguageClient, *texts: str) -> Any:
     async def check() -> list[dict[str, Any]] | None:
         try:

@@ -177,6 +177,15 @@ def _held_session(tracker: Tracker, tid: str) -> tuple[str | None, bool]:
     return (sid if isinstance(sid, str) else None), final
 
 
+def _older_than_kept(tracker: Tracker, path: str) -> bool:
+    """Last written before the history's retention: a team it would forget at once."""
+    days = tracker.history.keep_days
+    try:
+        return bool(days) and os.stat(path).st_mtime < time.time() - days * 86400
+    except OSError:
+        return True
+
+
 def wanted(tracker: Tracker, tid: str, f: Found, folder: str, first: bool) -> bool | None:
     """The state thread, before reading: True to read the session, False to remember it as
     looked at, None to leave it (a live team: the follow passes read it). `first`: the
@@ -184,7 +193,7 @@ def wanted(tracker: Tracker, tid: str, f: Found, folder: str, first: bool) -> bo
     if tid in tracker.rosters or os.path.lexists(folder):
         return None
     if tracker.history.team_body(tid) is None:
-        return True
+        return not _older_than_kept(tracker, f.lead_path)
     sid, final = _held_session(tracker, tid)
     if sid != f.session_id:
         return False  # a team name another session used
