@@ -265,7 +265,14 @@ class Unseen:
                     background=True,
                 )
                 continue
-            pending = await self._one(tracker, fmt, f) or pending
+            try:
+                pending = await self._one(tracker, fmt, f) or pending
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # this session's problem (looked at again next start)
+                if server.closing:
+                    return
+                log.exception("rebuilding the team of %s failed", f.lead_path)
             if pending and time.monotonic() - told >= TEAMS_CHANGED_SECONDS:
                 await server.apply(_teams_changed)
                 told, pending = time.monotonic(), False
