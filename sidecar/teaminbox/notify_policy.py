@@ -12,8 +12,10 @@ The levels (`notify`, the `teamInbox.notifications` setting), each including the
   by default: off, only the answers above).
 - `all`: also every protocol frame in the person's own inbox.
 Never: what the person wrote (it starts a wait on the recipient instead), a message already
-read, anything in the first look at an inbox (a baseline, not news), a message recovered from
-a transcript (its entry was pruned before it was read: old news), and frames elsewhere.
+read, anything in the first look at an inbox (a baseline, not news), and frames elsewhere.
+A message recovered from a transcript (its entry pruned before the file was read) is judged
+like a live one when it was written after the sidecar started (`since`: a stall, a slow
+pass); one written before is old news (a start's catching up, a team rebuilt at start).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .discovery import Roster
 from .model import Message
 from .protocol import InitializationOptions
 from .sending import PERSON
+from .timestamps import epoch
 
 if TYPE_CHECKING:
     from .tracker import Change
@@ -48,14 +51,21 @@ def is_answer_frame(msg: Message) -> bool:
     )
 
 
+def _after(msg: Message, since: float | None) -> bool:
+    written = epoch(msg.timestamp)
+    return since is not None and written is not None and written >= since
+
+
 def decide(
     opts: InitializationOptions,
     r: Roster,
     change: Change,
     msg: Message,
     waiting: Set[tuple[str, str]] = frozenset(),
+    since: float | None = None,
 ) -> Decision:
-    """Whether `msg`, added to `change.inbox` of team `r`, fires `replied`."""
+    """Whether `msg`, added to `change.inbox` of team `r`, fires `replied`; `since`: when
+    the sidecar started (None: every recovered message is old news)."""
     now = frozenset(waiting)
     sender = r.name_of(msg.from_)
     if sender == r.identity or msg.from_ in (r.identity, PERSON):  # the person wrote
@@ -63,7 +73,7 @@ def decide(
         if member is not None and not member.owned:
             now |= {(r.team.id, member.name)}
         return Decision(False, now)
-    if opts.notify == "off" or msg.read or msg.recovered:
+    if opts.notify == "off" or msg.read or (msg.recovered and not _after(msg, since)):
         return Decision(False, now)
     if change.initial and not change.known_before:
         return Decision(False, now)

@@ -37,6 +37,9 @@ def idle(sender: str, result: str | None = None) -> dict[str, Any]:
     return frame | ({"result": result} if result else {})
 
 
+WRITTEN = 1796032800.0  # 2026-11-30T10:00:00Z: when every message here was written
+
+
 @attrs.frozen
 class Case:
     """A message `sender` -> `inbox` of `team`; `text` a string or a frame (dict)."""
@@ -50,6 +53,7 @@ class Case:
     initial: bool = False  # in the first look at this inbox in this process...
     known_before: bool = True  # ...of an inbox the history knew (a restart's catch-up)
     recovered: bool = False  # rebuilt from its sender's transcript: its entry pruned unread
+    started: float | None = None  # when the sidecar started (the message: WRITTEN)
 
     def run(self, rosters: dict[str, Roster], level: str, lead_traffic: bool = True) -> bool:
         r = rosters[self.team]
@@ -73,7 +77,7 @@ class Case:
         )
         opts = InitializationOptions(notify=level, notify_lead_traffic=lead_traffic)  # type: ignore[arg-type]
         waiting = frozenset({(r.team.id, r.name_of(self.sender))}) if self.waited else frozenset()
-        return decide(opts, r, change, msg, waiting).alert
+        return decide(opts, r, change, msg, waiting, self.started).alert
 
 
 # kind of message -> the levels that toast it (lead traffic on, the default)
@@ -128,13 +132,26 @@ TABLE: dict[str, tuple[Case, set[str]]] = {
         Case("user", "researcher", initial=True, known_before=True),
         {"replies", "messages", "all"},
     ),
-    "recovered from a transcript: a teammate's text in the own inbox": (
-        Case("user", "researcher", recovered=True),
+    "recovered, written before the sidecar started: a teammate's text in the own inbox": (
+        Case("user", "researcher", recovered=True, started=WRITTEN + 1),
         set(),
     ),
-    "recovered from a transcript: a teammate's text to the lead after the person wrote": (
-        Case("team-lead", "researcher", waited=True, recovered=True),
+    "recovered, written before the sidecar started: a teammate's answer to the lead": (
+        Case("team-lead", "researcher", waited=True, recovered=True, started=WRITTEN + 1),
         set(),
+    ),
+    "recovered, no start time: old news": (Case("user", "researcher", recovered=True), set()),
+    "recovered, written after the sidecar started (a stall): a teammate's text in the own inbox": (
+        Case("user", "researcher", recovered=True, started=WRITTEN),
+        {"replies", "messages", "all"},
+    ),
+    "recovered, written after the sidecar started: a teammate's text to the lead": (
+        Case("team-lead", "researcher", recovered=True, started=WRITTEN - 60),
+        {"messages", "all"},
+    ),
+    "recovered, written after the sidecar started: a teammate's answer to the lead": (
+        Case("team-lead", "researcher", waited=True, recovered=True, started=WRITTEN - 60),
+        {"replies", "messages", "all"},
     ),
     "a message the person wrote, to a teammate": (Case("researcher", "user"), set()),
     "a message the person wrote, to its own inbox": (Case("user", "user"), set()),

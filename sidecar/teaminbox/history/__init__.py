@@ -5,8 +5,8 @@ readable (`archived: true`). Marking another agent's inbox seen is recorded
 here and never touches the agent's file. Full-text search runs on FTS5.
 
 One job a module: store.py owns the connection (opening, checks, writes that wait, read-only
-connections); messages.py, seen.py, search.py, teams.py, activity.py and boards.py each keep
-one kind of record. `History` is all of them, on one connection.
+connections); messages.py, seen.py, search.py, teams.py, activity.py, boards.py and scans.py
+each keep one kind of record. `History` is all of them, on one connection.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 from .activity import Activity
 from .boards import TaskBoards
 from .messages import Messages
+from .scans import Scans
 from .search import (
     MAX_QUERY_CHARS,
     MAX_QUERY_PREFIXES,
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 
-class History(Messages, Seen, Search, Teams, Activity, TaskBoards):
+class History(Messages, Seen, Search, Teams, Activity, TaskBoards, Scans):
     """The history: one connection (`db`), used from one thread at a time (the server's
     state thread); a search reads through read-only connections of its own, from any thread."""
 

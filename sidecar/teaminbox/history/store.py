@@ -80,6 +80,12 @@ CREATE TABLE IF NOT EXISTS task_boards (
 CREATE TRIGGER IF NOT EXISTS task_boards_forget AFTER DELETE ON teams BEGIN
     DELETE FROM task_boards WHERE team = old.id;
 END;
+CREATE TABLE IF NOT EXISTS session_scans (
+    path TEXT PRIMARY KEY,
+    sig TEXT NOT NULL,
+    team TEXT,
+    scanned_at REAL NOT NULL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );

@@ -47,6 +47,21 @@ class Teams(Store):
             )
         )
 
+    def save_ended_team(self, team: str, body: bytes, started: float, ended: float) -> bool:
+        """Keep a team the history never saw live (rebuilt from its session's transcripts)
+        as ended; a team it holds is left as it is. True: saved."""
+        saved: list[bool] = []
+
+        def write() -> None:
+            cur = self.db.execute(
+                "INSERT INTO teams(id, body, first_seen, last_seen, ended_at) VALUES (?,?,?,?,?)"
+                " ON CONFLICT(id) DO NOTHING",
+                (_key(team), body, started, ended, ended),
+            )
+            saved[:] = [cur.rowcount == 1]
+
+        return self._write(write) and saved == [True]
+
     def end_teams(self, live: Iterable[str]) -> list[str]:
         """Mark the known teams that are not live here AND whose folder is gone as ended;
         returns the newly ended. A team outside this window's roots may be live in

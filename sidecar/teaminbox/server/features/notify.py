@@ -1,10 +1,13 @@
 """Who gets told what: didChange for every change, teamsChanged, the unread count, and
 `replied` (the toast) for what notify_policy.decide says is worth one (the levels are
-described there), once per message, never for a first look at an inbox.
+described there), once per message (a recovered one the file then shows included), never
+for a first look at an inbox.
 """
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from ...dress import dress
@@ -15,6 +18,8 @@ from ..feature import Feature, Outgoing
 
 if TYPE_CHECKING:  # the engine and features load without pygls
     from ..core import TeamInboxServer
+
+TOASTED = 4096  # messages toasted remembered (one both recovered and read from its file)
 
 
 class Notify(Feature):
@@ -28,6 +33,8 @@ class Notify(Feature):
         super().__init__(server)
         self.last_unread: dict[str, int] | None = None
         self.waiting: Waiting = frozenset()  # (team, member name) the person wrote to
+        self.since = time.time()  # a recovered message written before is old news
+        self.toasted: OrderedDict[tuple[str, str, str], None] = OrderedDict()
 
     def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
         tracker = self.tracker
@@ -57,14 +64,25 @@ class Notify(Feature):
             if r is None:
                 continue
             for msg in c.diff.added:
-                verdict = decide(self.server.options, r, c, msg, self.waiting)
+                verdict = decide(self.server.options, r, c, msg, self.waiting, self.since)
                 self.waiting = verdict.waiting
-                if verdict.alert:
+                if verdict.alert and self._first(c.team, c.inbox, msg.id):
                     out.append(("teamInbox/replied", RepliedParams(msg)))
         if teams_changed:
             out.append(("teamInbox/teamsChanged", {}))
         out += self.unread(tracker)
         return out
+
+    def _first(self, team: str, inbox: str, msg_id: str) -> bool:
+        """Not toasted before in this process (a message recovered, then read from its file
+        after all, is one message)."""
+        key = (team, inbox, msg_id)
+        if key in self.toasted:
+            return False
+        self.toasted[key] = None
+        while len(self.toasted) > TOASTED:
+            self.toasted.popitem(last=False)
+        return True
 
     def unread(self, tracker: Tracker) -> list[tuple[str, Any]]:
         by_team = tracker.unread()

@@ -27,6 +27,7 @@ from ...feature import Feature, Outgoing
 from ..permissions import Permissions, Prompts
 from .follow import Follower, Result
 from .spec import Spec, answer_message, spec_of
+from .unseen import Unseen
 
 if TYPE_CHECKING:  # the engine and features load without pygls
     from ...core import TeamInboxServer
@@ -87,6 +88,7 @@ class Transcripts(Feature):
         self.polled = 0.0
         self.finalized = False  # teams that ended while the sidecar was away: read once
         self.follower = Follower(server, self.merge, lambda: self.prices)
+        self.unseen = Unseen(server, lambda: self.prices, lambda tid: self.ended.pop(tid, None))
         self._prompts: Prompts | None = None
 
     @property
@@ -145,6 +147,8 @@ class Transcripts(Feature):
         prompts = self.prompts()
         if prompts is not None and self.on:
             prompts.on_change.append(self._prompts_changed)
+        if self.on:  # teams that lived while no sidecar ran, beside the requests
+            self.server.spawn(self.unseen.run())
 
     def _prompts_changed(self) -> None:
         """The event loop: a prompt came or went; a step may wait, or no longer."""

@@ -141,7 +141,8 @@ class Follower:
 
     async def _recover(self, tracker: Tracker, results: list[Result]) -> None:
         """The sends each team's files showed, archived where the history lacks them, each
-        step's recovered messages handed to the publishers (views update; no toast)."""
+        step's recovered messages handed to the publishers (views update; notify_policy
+        decides a toast)."""
         for res in results:
             for i in range(0, len(res.sends), SENDS_A_STEP):
                 chunk = res.sends[i : i + SENDS_A_STEP]

@@ -2,8 +2,8 @@
 thread). Claude Code prunes a delivered entry within a second: one the sidecar never read
 in its file (stalled, slow, closed) is archived from the sender's transcript, under the
 entry's own msg_id, `archived` and `recovered`; one the history holds (by msg_id) is left
-as it is. Recovered messages reach the publishers as added ones (views update) and never
-raise a toast (notify_policy)."""
+as it is. Recovered messages reach the publishers as added ones (views update); one written
+after the sidecar started toasts as a live one would (notify_policy), the rest are old news."""
 
 from __future__ import annotations
 
