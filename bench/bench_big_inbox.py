@@ -1,7 +1,7 @@
 """Old vs new sidecar, alternating in one period: the 27 MB inbox and `teams` (issue 9).
 
 Not a test: nothing here asserts a time. Each run is the real `teaminbox serve`
-(bench_server's Session), with PYTHONPATH set to each build's sidecar in turn:
+(benchlib's Session), with PYTHONPATH set to each build's sidecar in turn:
 
 1. start with a 10,000-entry inbox of ~27 MB (spawn -> every inbox loaded; `first`:
    spawn -> the first `teams` answer), then
@@ -28,14 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import (  # noqa: E402
-    Session,
-    big_appends,
-    dumps,
-    make_entry,
-    make_team,
-    vm,
-)
+from bench_server import big_appends  # noqa: E402
+from benchlib.inboxes import dumps, make_entry, make_team  # noqa: E402
+from benchlib.session import Session, vm  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
