@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from bench_server import make_entry
+from benchlib.inboxes import make_entry
 from teaminbox.formats.claude import CLAUDE
 from teaminbox.history import History
 from teaminbox.history.messages import _row

@@ -1,15 +1,17 @@
 """Old vs new sidecar, alternating in one period: the 27 MB inbox and `teams` (issue 9).
 
 Not a test: nothing here asserts a time. Each run is the real `teaminbox serve`
-(bench_server's Session), with PYTHONPATH set to each build's sidecar in turn:
+(benchlib's Session), with PYTHONPATH set to each build's sidecar in turn:
 
-1. start with a 10,000-entry inbox of ~27 MB (spawn -> every inbox loaded; `first`:
+1. start with a 10,000-entry inbox of ~27 MB (`--entry-bytes 300`: bench_server's 3 MB one;
+   spawn -> every inbox loaded; `first`:
    spawn -> the first `teams` answer), then
    appends to it -> didChange, and the server's peak RSS;
 2. `teams` at 1,000 entries, `--calls` requests.
 
     git archive 38c3eb2 sidecar | tar -x -C /tmp/old
     .venv/bin/python bench/bench_big_inbox.py --old /tmp/old/sidecar --pairs 4
+    .venv/bin/python bench/bench_big_inbox.py --old /tmp/old/sidecar --only big --entry-bytes 300
 """
 
 from __future__ import annotations
@@ -28,14 +30,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import (  # noqa: E402
-    Session,
-    big_appends,
-    dumps,
-    make_entry,
-    make_team,
-    vm,
-)
+from bench_server import big_appends  # noqa: E402
+from benchlib.inboxes import dumps, make_entry, make_team  # noqa: E402
+from benchlib.session import Session, vm  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -83,6 +80,12 @@ async def main() -> None:
     ap.add_argument("--appends", type=int, default=15)
     ap.add_argument("--calls", type=int, default=130)
     ap.add_argument("--only", choices=["big", "teams"])
+    ap.add_argument(
+        "--entry-bytes",
+        type=int,
+        default=2700,
+        help="1.'s entries as written (300: bench_server's)",
+    )
     args = ap.parse_args()
     builds = {"old": args.old, "new": args.new}
     # Both builds start from bytecode, as installed ones do (the extension keeps it in its
@@ -90,7 +93,7 @@ async def main() -> None:
     # and the build with more code paid more for it (~40 ms of a start here).
     for folder in builds.values():
         compileall.compile_dir(folder, quiet=1)
-    data = dumps([make_entry(i, 2700 - 230) for i in range(10_000)])
+    data = dumps([make_entry(i, args.entry_bytes - 230) for i in range(10_000)])
     rows: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
     tmp = Path(tempfile.mkdtemp(prefix="teaminbox-bench-big-"))
     try:

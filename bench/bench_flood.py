@@ -1,6 +1,6 @@
 """Requests answered during a flood of writes, and the idle server's CPU (issue 19 item 8).
 
-Not a test: nothing here asserts a time. The real `teaminbox serve` (bench_server's
+Not a test: nothing here asserts a time. The real `teaminbox serve` (benchlib's
 Session, a pygls client over stdio), with PYTHONPATH set to each build's sidecar in
 turn, old and new alternating in one run:
 
@@ -40,11 +40,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import Session, machine, pct  # noqa: E402
-from session_extras import listen  # noqa: E402
+from benchlib.inboxes import make_team  # noqa: E402
+from benchlib.runs import machine, write_section  # noqa: E402
+from benchlib.session import Session, listen  # noqa: E402
+from benchlib.stats import pct  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "runs.md"
 SECTION = "## Flood and idle (issue 19 item 8)"
 FLOOD_WRITER = REPO / "tests" / "interop" / "node" / "flood_writer.js"
 TICK = os.sysconf("SC_CLK_TCK")
@@ -56,19 +57,7 @@ def make_world(root: Path, teams: int) -> list[Path]:
     own = []
     for i in range(teams):
         name = f"team{i:04d}"
-        team = root / name
-        (team / "inboxes").mkdir(parents=True, exist_ok=True)
-        config = {
-            "name": name,
-            "leadAgentId": f"team-lead@{name}",
-            "leadSessionId": "bench",
-            "createdAt": 1770000000000,
-            "members": [
-                {"agentId": f"{m}@{name}", "name": m, "agentType": "bench"}
-                for m in ("team-lead", "worker")
-            ],
-        }
-        (team / "config.json").write_text(json.dumps(config, indent=2))
+        team = make_team(root, name, ["team-lead", "worker"])
         for inbox in ("team-lead", "worker", "user"):
             first = {
                 "from": "worker",
@@ -311,17 +300,6 @@ def ratio(new: float, old: float) -> str:
     return f"{new / old:.2f}x" if old else "-"
 
 
-def write_section(text: str) -> None:
-    body = RESULTS.read_text()
-    at = body.find(SECTION)
-    if at < 0:
-        body = body.rstrip("\n") + "\n\n" + text
-    else:
-        nxt = body.find("\n## ", at + len(SECTION))
-        body = body[:at] + text + (body[nxt:] if nxt >= 0 else "")
-    RESULTS.write_text(body.rstrip("\n") + "\n")
-
-
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--old", default=None, help="git ref of the old build (default: merge base)")
@@ -366,7 +344,7 @@ async def main() -> None:
     text = render(rows, ref, args, time.monotonic() - t_start)
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section(text, SECTION)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,8 +33,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import bench_server as bs  # noqa: E402
-import bench_ui as bu  # noqa: E402
+from benchlib.codeserver import Browser, CodeServer, tools, write_home  # noqa: E402
+from benchlib.runs import loadavg, machine, write_section  # noqa: E402
+from benchlib.stats import median  # noqa: E402
 
 SECTION = "## Fresh window: the first-ever start against its floor (issue 20)"
 VSCE = HERE.parent / "node_modules" / ".bin" / "vsce"
@@ -57,7 +57,7 @@ def floor_vsix(out: Path) -> Path:
     return vsix
 
 
-def log_times(cs: bu.CodeServer) -> dict[str, float]:
+def log_times(cs: CodeServer) -> dict[str, float]:
     """Epoch seconds of the extension's own log lines: the sidecar initialized, the teams in."""
     out: dict[str, float] = {}
     marks = (("initialized", r"sidecar running: "), ("teams_in", r"teams: \d+ in "))
@@ -71,10 +71,10 @@ def log_times(cs: bu.CodeServer) -> dict[str, float]:
     return out
 
 
-def one_start(base: Path, vsix: Path, port: int, browser: bu.Browser) -> dict[str, float]:
+def one_start(base: Path, vsix: Path, port: int, browser: Browser) -> dict[str, float]:
     home = base / "home"
-    bu.write_home(home)
-    with bu.CodeServer(home, port, vsix) as cs:
+    write_home(home)
+    with CodeServer(home, port, vsix) as cs:
         got = browser.call("open", url=cs.url)
         browser.call("close")
         act = cs.wait_activation()
@@ -108,11 +108,6 @@ COLUMNS = (
 )
 
 
-def med(xs: list[float]) -> float:
-    xs = [x for x in xs if x == x]
-    return statistics.median(xs) if xs else float("nan")
-
-
 def render(
     runs: dict[str, list[dict[str, float]]],
     args: argparse.Namespace,
@@ -133,7 +128,7 @@ def render(
         " sidecar. Times in ms after the click (log lines: the extension host's and the"
         " extension's own, ms resolution); median (min-max) of the rounds.",
         "",
-        f"Machine (shared and noisy: quote medians and ratios): {bs.machine()}. Load average"
+        f"Machine (shared and noisy: quote medians and ratios): {machine()}. Load average"
         f" (1/5/15 min) at the start {load[0]}, at the end {load[1]}.",
         "",
         "| build | " + " | ".join(h for _, h in COLUMNS) + " |",
@@ -143,11 +138,11 @@ def render(
         cells = []
         for key, _ in COLUMNS:
             xs = [r[key] for r in rows if r[key] == r[key]]
-            cells.append(f"{med(xs):.0f} ({min(xs):.0f}-{max(xs):.0f})" if xs else "-")
+            cells.append(f"{median(xs):.0f} ({min(xs):.0f}-{max(xs):.0f})" if xs else "-")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if "floor" in runs:
         lines.append("")
-        floor = med([r["click_to_teams"] for r in runs["floor"]])
+        floor = median([r["click_to_teams"] for r in runs["floor"]])
         for label, rows in runs.items():
             if label == "floor":
                 continue
@@ -157,10 +152,10 @@ def render(
             ]
             after = [r["click_to_teams"] - r["click_to_host_teams"] for r in rows]
             lines.append(
-                f"- {label}: click -> first team row {med([r['click_to_teams'] for r in rows]):.0f}"
+                f"- {label}: click -> first team row {median([r['click_to_teams'] for r in rows]):.0f}"
                 f" ms, the floor's {floor:.0f} ms; above the floor, paired by round: median"
-                f" {med(pairs):.0f} ms ({', '.join(f'{p:.0f}' for p in pairs)}); the teams in"
-                f" the extension host -> the row (the tree's round trips): median {med(after):.0f}"
+                f" {median(pairs):.0f} ms ({', '.join(f'{p:.0f}' for p in pairs)}); the teams in"
+                f" the extension host -> the row (the tree's round trips): median {median(after):.0f}"
                 " ms."
             )
     lines.append("")
@@ -193,10 +188,10 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=18397)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    t = bu.tools()
+    t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-fresh-"))
     t0 = time.perf_counter()
-    load0 = bu.loadavg()
+    load0 = loadavg()
     vsix = args.vsix
     if vsix is None:
         build = HERE.parent / "tests" / "extension" / "build-vsix.sh"
@@ -206,7 +201,7 @@ def main() -> None:
     if args.old_vsix:
         builds["old"] = args.old_vsix
     runs: dict[str, list[dict[str, Any]]] = {label: [] for label in builds}
-    browser = bu.Browser(t)
+    browser = Browser(t)
     try:
         for i in range(args.rounds):
             labels = list(builds)
@@ -223,10 +218,10 @@ def main() -> None:
                 )
     finally:
         browser.close()
-    text = render(runs, args, time.perf_counter() - t0, (load0, bu.loadavg()))
+    text = render(runs, args, time.perf_counter() - t0, (load0, loadavg()))
     print(text)
     if not args.no_write:
-        bs.write_section(text, SECTION)
+        write_section(text, SECTION)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ round trips on a heavy history beside the same queries through the JSON-RPC serv
 
 Not a test: nothing here asserts a time. The official MCP SDK's client (`mcp.client.stdio`
 + `ClientSession`) drives the real `teaminbox mcp` subprocess; a pygls client drives
-`python -m teaminbox serve` (bench_server.Session), both on the same copy of the heavy
+`python -m teaminbox serve` (benchlib.session.Session), both on the same copy of the heavy
 history that bench_history.py generates and caches (5,000 ended teams and 1,000,000
 messages, or with --quick 500 and 100,000), with one live Claude team.
 
@@ -40,8 +40,11 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from bench_history import cached_history, live_team, pick_teams, queries
-from bench_server import Session, machine, ms, pct, write_section
+from benchlib.runs import machine, write_section
+from benchlib.session import Session
+from benchlib.stats import ms, pct
+from history_bench.generate import cached_history
+from history_bench.heavy import live_team, pick_teams, queries
 
 REPO = Path(__file__).resolve().parent.parent
 SECTION = "## MCP server (issue 22)"

@@ -1,7 +1,7 @@
 """Search's bound and its own thread: the worst accepted query's cost, and `teams` while it runs.
 
 Not a test: nothing here asserts a time. A pygls client drives the real `python -m teaminbox
-serve` (bench_server.Session) on a copy of bench_history.py's cached history (100,000
+serve` (benchlib.session.Session) on a copy of bench_history.py's cached history (100,000
 messages in 500 ended teams by default) and one live Claude team, once per build, each
 build's sidecar first on PYTHONPATH:
 
@@ -36,9 +36,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_history import WORDS, cached_history, live_team
-from bench_server import Session, machine, ms, write_section
-from session_extras import widen_start
+from benchlib.runs import machine, write_section
+from benchlib.session import Session, widen_start
+from benchlib.stats import ms
+from history_bench.generate import WORDS, cached_history
+from history_bench.heavy import live_team
 
 REPO = Path(__file__).resolve().parent.parent
 SECTION = "## Search's bound (issue 29 item 4)"

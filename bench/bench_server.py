@@ -21,28 +21,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import json
-import os
-import platform
-import re
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from pygls.lsp.client import LanguageClient
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from support.entries import claude_entry  # noqa: E402 (nothing of teaminbox: fine for an old build)
-from teaminbox.formats import get
-from teaminbox.server.lsp import plain_converter
+from benchlib.inboxes import CLAUDE, append_bytes, atomic_write, dumps, make_entry, make_team
+from benchlib.runs import machine, write_section
+from benchlib.session import BareWatch, Session, vm
+from benchlib.stats import ms, pct
 from teaminbox.store import messages, parse
 
 try:  # the server's own load: a grown file parses only its tail (rows.py since the split)
@@ -69,219 +60,7 @@ def _tail(fmt: Any, old: bytes, new: bytes, path: str) -> list[Any] | None:
     return tail if fed and fed[0] else None
 
 
-REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "bench" / "runs.md"
 SECTION = "## Server (issue 3)"
-SERVER = [sys.executable, "-m", "teaminbox", "serve"]
-CLAUDE = get("claude")
-
-
-# --- helpers ---------------------------------------------------------------------------------
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    if not s:
-        return float("nan")
-    k = (len(s) - 1) * p / 100
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
-def ms(x: float) -> str:
-    return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
-
-
-def iso(i: int) -> str:
-    return (
-        (dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=i))
-        .isoformat(timespec="milliseconds")
-        .replace("+00:00", "Z")
-    )
-
-
-FILLER = "The quick brown fox reports: tests pass; next step is the auth module. "
-
-
-def make_entry(i: int, text_bytes: int, sender: str = "researcher") -> dict[str, Any]:
-    head = f"msg {i}: "
-    body = (FILLER * (text_bytes // len(FILLER) + 1))[: max(0, text_bytes - len(head))]
-    return claude_entry(
-        sender,
-        head + body,
-        iso(i),
-        read=i % 2 == 0,
-        summary=f"update {i}",
-        color="blue",
-        type="message",
-        msg_id=f"00000000-0000-4000-8000-{i:012d}",
-    )
-
-
-def dumps(entries: list[dict[str, Any]]) -> bytes:
-    return CLAUDE.serialize(entries)
-
-
-def atomic_write(path: Path, data: bytes) -> float:
-    """Temp file + rename, as peers write; returns perf_counter just before the rename."""
-    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-    t0 = time.perf_counter()
-    os.rename(tmp, path)
-    return t0
-
-
-def append_bytes(old: bytes, e: dict[str, Any]) -> bytes:
-    out = CLAUDE.append_bytes(old, [e])
-    assert out is not None
-    return out
-
-
-def make_team(root: Path, name: str, members: list[str]) -> Path:
-    team = root / name
-    (team / "inboxes").mkdir(parents=True, exist_ok=True)
-    config = {
-        "name": name,
-        "leadAgentId": f"{members[0]}@{name}",
-        "leadSessionId": "bench",
-        "createdAt": 1770000000000,
-        "members": [{"agentId": f"{m}@{name}", "name": m, "agentType": "bench"} for m in members],
-    }
-    (team / "config.json").write_text(json.dumps(config, indent=2))
-    return team
-
-
-def vm(pid: int, key: str) -> float:
-    """VmHWM / VmRSS of a process, MB."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-class Session:
-    """A pygls client on the real server; records didChange arrival times."""
-
-    def __init__(self) -> None:
-        self.client = LanguageClient("bench", "0", converter_factory=plain_converter)
-        self.changes: list[tuple[float, dict[str, Any]]] = []
-        self.event = asyncio.Event()
-
-        @self.client.feature("teamInbox/didChange")
-        def on_change(ls: Any, params: Any) -> None:
-            self.changes.append((time.perf_counter(), params))
-            self.event.set()
-
-        self.teams_changed = asyncio.Event()
-
-        @self.client.feature("teamInbox/teamsChanged")
-        def on_teams(ls: Any, params: Any) -> None:
-            self.teams_changed.set()
-
-        for other in (  # and the newer ones, so that pygls does not log each as unknown
-            "teamInbox/unread",
-            "teamInbox/replied",
-            "teamInbox/memberState",
-            "teamInbox/attentionChanged",
-        ):
-            self.client.feature(other)(lambda ls, params: None)
-
-    async def start(self, root: Path, history: Path) -> float:
-        t0 = time.perf_counter()
-        await self.client.start_io(*SERVER)
-        self._drain = asyncio.ensure_future(self._read_stderr())
-        from lsprotocol import types
-
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                initialization_options={
-                    "defaultRoots": False,
-                    "roots": [f"claude={root}"],
-                    "historyPath": str(history),
-                },
-            )
-        )
-        self.client.initialized(types.InitializedParams())
-        await self.call("teamInbox/teams", {})
-        self.first_teams_ms = (time.perf_counter() - t0) * 1000
-        # Since e9f1a64 a first load over 8 MiB goes on after the first answer (the member
-        # shows `loading`): `start` is spawn -> every inbox loaded, as it was before. Asked
-        # again on each `teamsChanged`, as the extension does: polling `teams` every 20 ms
-        # made the server list its teams 50 times a second while it loaded (~0.3 s of 1.9).
-        while True:
-            self.teams_changed.clear()
-            teams = (await self.call("teamInbox/teams", {}))["teams"]
-            if not any(
-                (m.get("error") or {}).get("code") == "loading" for t in teams for m in t["members"]
-            ):
-                break
-            try:
-                await asyncio.wait_for(self.teams_changed.wait(), 1.0)
-            except TimeoutError:
-                pass  # asked again anyway
-        return (time.perf_counter() - t0) * 1000
-
-    async def _read_stderr(self) -> None:
-        """pygls pipes the server's stderr and never reads it: a full pipe would block it."""
-        server = self.client._server
-        assert server is not None and server.stderr is not None
-        while await server.stderr.read(65536):
-            pass
-
-    @property
-    def pid(self) -> int:
-        assert self.client._server is not None
-        return self.client._server.pid
-
-    async def call(self, method: str, params: Any) -> Any:
-        return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), 120)
-
-    async def wait_change(self, inbox: str, text: str, since: int, timeout: float = 5) -> float:
-        deadline = time.perf_counter() + timeout
-        while True:
-            for t, p in self.changes[since:]:
-                if p["inbox"] == inbox and any(m["text"] == text for m in p["added"]):
-                    return t
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                raise TimeoutError(f"no didChange for {inbox} within {timeout} s")
-            self.event.clear()
-            try:
-                await asyncio.wait_for(self.event.wait(), left)
-            except asyncio.TimeoutError:
-                pass
-
-    async def stop(self) -> None:
-        try:
-            await asyncio.wait_for(self.client.shutdown_async(None), 30)
-            self.client.exit(None)
-            await asyncio.wait_for(self.client.stop(), 30)
-        except Exception:  # noqa: BLE001 - never leave a server behind
-            if self.client._server and self.client._server.returncode is None:
-                self.client._server.kill()
-
-
-class BareWatch(FileSystemEventHandler):
-    """watchdog in this process: time of the first event naming the watched path."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.target: str | None = None
-        self.hit: float | None = None
-
-    def arm(self, path: Path) -> None:
-        with self.lock:
-            self.target, self.hit = str(path), None
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        t = time.perf_counter()
-        paths = (os.fsdecode(event.src_path), os.fsdecode(getattr(event, "dest_path", "") or ""))
-        with self.lock:
-            if self.hit is None and self.target in paths:
-                self.hit = t
 
 
 # --- 1. write -> didChange, 100 inboxes ----------------------------------------------------------
@@ -471,47 +250,6 @@ async def bench_big_append(base: Path, n: int, appends: int) -> dict[str, Any]:
     }
 
 
-# --- report -------------------------------------------------------------------------------------
-
-
-def machine() -> str:
-    cpu = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    with open("/proc/meminfo") as f:
-        mem = int(f.readline().split()[1]) / 1024 / 1024
-    fs = (
-        subprocess.run(["df", "-T", tempfile.gettempdir()], capture_output=True, text=True)
-        .stdout.splitlines()[-1]
-        .split()
-    )
-    osr = ""
-    try:
-        osr = re.search(r'PRETTY_NAME="([^"]+)"', Path("/etc/os-release").read_text()).group(1)  # type: ignore[union-attr]
-    except (OSError, AttributeError):
-        pass
-    from importlib.metadata import version  # noqa: PLC0415
-
-    import watchdog.version  # noqa: PLC0415
-
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "sidecar"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
-    return (
-        f"{cpu}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, Linux {platform.release()} ({osr});"
-        f" temp folder on {fs[0]} {fs[1]}; Python {platform.python_version()},"
-        f" pygls {version('pygls')}, watchdog {watchdog.version.VERSION_STRING},"
-        f" orjson {version('orjson')}; sidecar at {commit}"
-        + (" (with uncommitted sidecar changes)" if dirty else "")
-    )
-
-
 def render(
     lat: dict[str, Any], sizes: list[dict[str, Any]], big: dict[str, Any], args: Any, took: float
 ) -> str:
@@ -642,24 +380,6 @@ NOTES = """### Where the time and memory go (profiled 2026-11-30, in-process, sa
 """
 
 
-def write_section(text: str, section: str = SECTION) -> None:
-    """Replace `section` of runs.md with `text` (or append it); the other benches use it too.
-
-    Only the bench's own part is replaced: a `###` write-up under the section whose heading the
-    new text does not have (a person's notes on an earlier run) stays, after the new text."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark runs\n"
-    start = old.find(section)
-    if start < 0:
-        new = old.rstrip() + "\n\n" + text
-    else:
-        body = start + len(section)
-        own = {line for line in text.splitlines() if line.startswith("#")}
-        heads = re.finditer(r"^#{2,3} .*$", old[body:], re.M)
-        nxt = next((body + m.start() for m in heads if m.group(0) not in own), -1)
-        new = old[:start] + text.rstrip() + "\n" + ("\n" + old[nxt:] if nxt >= 0 else "")
-    RESULTS.write_text(new.rstrip() + "\n")
-
-
 async def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -691,7 +411,7 @@ async def main() -> None:
         text = render(lat, sizes, big, args, time.perf_counter() - t0)
         print(text)
         if not args.no_write:
-            write_section(text)
+            write_section(text, SECTION)
     finally:
         if args.keep:
             print(f"kept {base}")

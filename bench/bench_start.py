@@ -41,7 +41,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_server import dumps, machine, make_entry, make_team, write_section  # noqa: E402
+from benchlib.inboxes import dumps, make_entry, make_team  # noqa: E402
+from benchlib.runs import loadavg, machine, write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SECTION = "## Start (issue 20)"
@@ -297,13 +298,6 @@ def env_for(sidecar: str, cache: Path, first: bool, libs: Path | None = None) ->
     if first:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
-
-
-def loadavg() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
 
 
 def summary(values: list[float]) -> str:

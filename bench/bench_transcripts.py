@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_server import Session, machine, vm, write_section
-from session_extras import listen, widen_start
+from benchlib.runs import machine, write_section
+from benchlib.session import Session, listen, vm, widen_start
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "runs.md"
