@@ -6,10 +6,9 @@ a sidecar claims only a session whose team it watches: each window that shows th
 asks), and waits up to `--wait` seconds for the first answer. No sidecar, no answer, or
 any error: it prints nothing and exits 0, and Claude Code shows its own prompt as before.
 
-`install` / `remove` / `status` edit one Claude settings file (the user's, or a project's
-`.claude/settings.local.json`): install adds one entry under `hooks.PermissionRequest`,
-with an explicit `timeout`, merged into what is there; remove takes out only entries
-whose command is ours; a file that does not parse is never written.
+`python -m teaminbox.hook record` is the `PostToolUse` hook for `SendMessage`: the payload
+appended to the spool (spool.py), nothing printed, exit 0, no sidecar asked. `install` /
+`remove` / `status` edit a Claude settings file (hook_settings.py).
 
 The wire between hook and sidecar: one JSON line each way, then the answer line:
 hook -> `{"v": 1, "request": <stdin object>, "wait": seconds}`;
@@ -24,8 +23,6 @@ import contextlib
 import json
 import os
 import selectors
-import shlex
-import site
 import socket
 import stat
 import sys
@@ -34,18 +31,15 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import teaminbox
+from . import hook_settings, spool
 
 if TYPE_CHECKING:  # the server imports this module; argparse is for the command line only
     import argparse
 
-MARK = "teaminbox.hook run"  # how an entry is known to be ours
-DEFAULT_WAIT = 110.0  # seconds the hook waits for the person
-TIMEOUT_MARGIN = 10  # the settings' timeout is the wait plus this (Claude Code kills at it)
+DEFAULT_WAIT = hook_settings.DEFAULT_WAIT  # seconds the hook waits for the person
 CONNECT_TIMEOUT = 0.5
 CLAIM_TIMEOUT = 3.0  # a sidecar says whether it takes the request (its state thread may be busy)
 MAX_LINE = 16 * 1024 * 1024  # a request holds the tool input: a Write of a big file
-MAX_SETTINGS = 4 * 1024 * 1024
 SOCKET_PREFIX = "sidecar-"
 
 
@@ -223,255 +217,30 @@ def run(wait: float, stdin: Any = None, stdout: Any = None) -> int:
     return 0
 
 
-# --- the settings entry ---------------------------------------------------------------
-
-
-class SettingsError(Exception):
-    """A settings file that cannot be edited safely: it is left as it is."""
-
-
-def settings_path(project: str | None, env: Mapping[str, str] = os.environ) -> str:
-    if project:
-        return os.path.join(os.path.abspath(project), ".claude", "settings.local.json")
-    home = env.get("HOME") or os.path.expanduser("~")
-    return os.path.join(
-        env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "settings.json"
-    )
-
-
-def hook_command(wait: float, python: str = sys.executable) -> str:
-    """The shell command Claude Code runs: this Python, this package, `--wait`."""
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(teaminbox.__file__)))
-    prefix = f"PYTHONPATH={shlex.quote(pkg_parent)} " if not _importable(pkg_parent) else ""
-    return f"{prefix}{shlex.quote(python)} -m {MARK} --wait {wait:g}"
-
-
-def _importable(folder: str) -> bool:
-    known = set(getattr(site, "getsitepackages", list)())
-    with contextlib.suppress(Exception):
-        known.add(site.getusersitepackages())
-    return folder in known
-
-
-def entry(wait: float, python: str = sys.executable) -> dict[str, Any]:
-    """The one entry install adds under hooks.PermissionRequest."""
-    return {
-        "matcher": "*",
-        "hooks": [
-            {
-                "type": "command",
-                "command": hook_command(wait, python),
-                "timeout": int(wait) + TIMEOUT_MARGIN,
-            }
-        ],
-    }
-
-
-def is_our_command(command: Any) -> bool:
-    """Exactly the shape `hook_command` writes: [PYTHONPATH=DIR] PYTHON -m teaminbox.hook
-    run --wait N, and nothing more (a mention of the module in another command is not it)."""
-    if not isinstance(command, str):
-        return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if words and words[0].startswith("PYTHONPATH="):
-        words = words[1:]
-    if len(words) != 6 or words[1:5] != ["-m", *MARK.split(), "--wait"]:
-        return False
-    try:
-        wait = float(words[5])
-    except ValueError:
-        return False
-    return wait > 0 and "=" not in words[0] and not words[0].startswith("-")
-
-
-def _ours(group: Any) -> bool:
-    hooks = group.get("hooks") if isinstance(group, dict) else None
-    return (
-        isinstance(hooks, list)
-        and len(hooks) == 1
-        and isinstance(hooks[0], dict)
-        and hooks[0].get("type") == "command"
-        and is_our_command(hooks[0].get("command"))
-    )
-
-
-def load(path: str) -> dict[str, Any] | None:
-    """The settings object, None when there is no file; SettingsError when it is not one
-    this can edit (does not parse, not an object, a link, too big)."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(st.st_mode):
-        raise SettingsError(f"{path}: not a regular file; left alone")
-    if st.st_size > MAX_SETTINGS:
-        raise SettingsError(f"{path}: over {MAX_SETTINGS} bytes; left alone")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if not text.strip():
-        return {}
-    try:
-        doc = json.loads(text)
-    except ValueError as err:
-        raise SettingsError(f"{path} does not parse ({err}); left alone: fix it first") from err
-    if not isinstance(doc, dict):
-        raise SettingsError(f"{path} is not a JSON object; left alone")
-    return doc
-
-
-def _groups(doc: dict[str, Any], path: str) -> list[Any]:
-    hooks = doc.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise SettingsError(f"{path}: `hooks` is not an object; left alone")
-    groups = hooks.get("PermissionRequest", [])
-    if not isinstance(groups, list):
-        raise SettingsError(f"{path}: `hooks.PermissionRequest` is not a list; left alone")
-    return groups
-
-
-def installed(doc: dict[str, Any] | None, path: str) -> list[Any]:
-    return [g for g in _groups(doc, path) if _ours(g)] if doc else []
-
-
-def with_entry(doc: dict[str, Any] | None, path: str, new: dict[str, Any]) -> dict[str, Any]:
-    """`doc` with our entry (replacing an older one of ours); every other key kept."""
-    out = dict(doc or {})
-    groups = [g for g in _groups(out, path) if not _ours(g)] + [new]
-    out["hooks"] = {**out.get("hooks", {}), "PermissionRequest": groups}
-    return out
-
-
-def without_entry(doc: dict[str, Any], path: str) -> dict[str, Any]:
-    out = dict(doc)
-    groups = [g for g in _groups(out, path) if not _ours(g)]
-    hooks = dict(out.get("hooks", {}))
-    if groups:
-        hooks["PermissionRequest"] = groups
-    else:
-        hooks.pop("PermissionRequest", None)
-    if hooks:
-        out["hooks"] = hooks
-    else:
-        out.pop("hooks", None)
-    return out
-
-
-def write(path: str, doc: dict[str, Any]) -> None:
-    """Atomically: a temp file beside it, then a rename (the mode of the old file kept)."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = 0o600
-    fd, tmp = tempfile.mkstemp(prefix=".settings.", suffix=".teaminbox-tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-# --- the command line (`teaminbox hook ...`) -------------------------------------------
+# --- the command line (`teaminbox hook ...`, `python -m teaminbox.hook ...`) -------------
 
 
 def add_arguments(sp: argparse.ArgumentParser) -> None:
     sub = sp.add_subparsers(dest="hook_action", required=True, metavar="ACTION")
-    about = (
-        "add Team Inbox's PermissionRequest hook to your Claude settings (or a project's"
-        " .claude/settings.local.json): teammates' permission prompts can then be answered"
-        " in VS Code; shows exactly what it adds and asks first"
-    )
-    p = sub.add_parser("install", help="add the hook (asks first)", description=about)
-    p.add_argument("--project", metavar="DIR", help="the project's settings, not your own")
-    p.add_argument(
-        "--wait",
-        type=float,
-        default=DEFAULT_WAIT,
-        help="seconds the hook waits for an answer before the terminal asks"
-        f" (default {DEFAULT_WAIT:g})",
-    )
-    p.add_argument("--yes", action="store_true", help="write without asking")
-    p.add_argument("--dry-run", action="store_true", help="only show what would be added")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p = sub.add_parser("remove", help="take the hook out again (only its own entry)")
-    p.add_argument("--project", metavar="DIR")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("status", help="where the hook is installed, and which sidecars listen")
-    p.add_argument("--project", metavar="DIR")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("run", help="the hook itself (Claude Code runs it)")
+    hook_settings.add_arguments(sub)
+    p = sub.add_parser("run", help="the permission hook itself (Claude Code runs it)")
     p.add_argument("--wait", type=float, default=DEFAULT_WAIT)
+    sub.add_parser("record", help="the SendMessage record hook itself (Claude Code runs it)")
 
 
 def main_cli(args: argparse.Namespace, say: Any) -> int:
     """`teaminbox hook ACTION`; `say(text, err=False)` prints. 0 ok, 1 refused/failed."""
-    action = args.hook_action
-    if action == "run":
+    if args.hook_action == "run":
         return run(max(0.0, args.wait))
-    path = settings_path(getattr(args, "project", None))
-    try:
-        doc = load(path)
-    except SettingsError as err:
-        say(f"teaminbox: {err}", err=True)
-        return 1
-    if action == "status":
-        mine = installed(doc, path)
-        socks = sockets()
-        if args.json:
-            say(json.dumps({"settings": path, "installed": mine, "sidecars": socks}, indent=2))
-        else:
-            say(f"{path}: {'installed' if mine else 'not installed'}")
-            for g in mine:
-                say(f"  {json.dumps(g)}")
-            say(f"sidecars listening: {len(socks)}")
-        return 0
-    if action == "remove":
-        mine = installed(doc, path)
-        if doc is not None and mine:
-            write(path, without_entry(doc, path))
-        if args.json:
-            say(json.dumps({"settings": path, "removed": mine}, indent=2))
-        else:
-            say(f"{path}: removed {len(mine)} entr{'y' if len(mine) == 1 else 'ies'}")
-        return 0
-    # install
-    if not 1 <= args.wait <= 3600:
-        say("teaminbox: --wait must be between 1 and 3600 seconds", err=True)
-        return 1
-    new = entry(args.wait)
-    shown = json.dumps({"hooks": {"PermissionRequest": [new]}}, indent=2)
-    if args.dry_run:
-        say(json.dumps({"settings": path, "adds": new}, indent=2) if args.json else shown)
-        return 0
-    if not args.yes:
-        say(f"This adds to {path}:\n{shown}")
-        if not sys.stdin.isatty():
-            say("teaminbox: not a terminal to ask: run again with --yes to write it", err=True)
-            return 1
-        say("Write it? [y/N] ")
-        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-            say("nothing written")
-            return 1
-    write(path, with_entry(doc, path, new))
-    if args.json:
-        say(json.dumps({"settings": path, "added": new}, indent=2))
-    else:
-        say(f"{path}: added\n{shown}")
-    return 0
+    if args.hook_action == "record":
+        return spool.record()
+    return hook_settings.act(args, say, sockets)
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["record"]:  # the agent waits on this one: no argparse
+        return spool.record()
     import argparse  # noqa: PLC0415 - the command line's alone, not the server's start
 
     p = argparse.ArgumentParser(prog="python -m teaminbox.hook")

@@ -80,6 +80,11 @@ CREATE TABLE IF NOT EXISTS task_boards (
 CREATE TRIGGER IF NOT EXISTS task_boards_forget AFTER DELETE ON teams BEGIN
     DELETE FROM task_boards WHERE team = old.id;
 END;
+CREATE TABLE IF NOT EXISTS spool_read (
+    file TEXT PRIMARY KEY,
+    offset INTEGER NOT NULL,
+    updated REAL NOT NULL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );
