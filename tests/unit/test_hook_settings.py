@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from teaminbox import hook, hook_settings
+from teaminbox import hook_run, hook_settings
 
 TEAMINBOX = Path(sys.executable).parent / "teaminbox"
 
@@ -125,9 +125,9 @@ def test_install_shows_what_it_adds_and_asks(tmp_path: Path) -> None:
 
 
 def test_the_hook_output() -> None:
-    assert hook.output(None) is None
-    assert hook.output({"behavior": "ask"}) is None
-    assert json.loads(hook.output({"behavior": "deny"}) or "") == {
+    assert hook_run.output(None) is None
+    assert hook_run.output({"behavior": "ask"}) is None
+    assert json.loads(hook_run.output({"behavior": "deny"}) or "") == {
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
             "decision": {"behavior": "deny", "message": "Denied in Team Inbox"},
@@ -140,11 +140,11 @@ def test_a_runtime_folder_others_may_enter_is_not_used(tmp_path: Path) -> None:
     d.mkdir(mode=0o755)
     os.chmod(d, 0o755)
     env = {"TEAMINBOX_RUNTIME_DIR": str(d)}
-    assert not hook.private_dir(str(d))
-    assert str(d) not in [hook.listen_dir(env)]
+    assert not hook_run.private_dir(str(d))
+    assert str(d) not in [hook_run.listen_dir(env)]
     link = tmp_path / "link"
     link.symlink_to(d)
-    assert not hook.private_dir(str(link))
+    assert not hook_run.private_dir(str(link))
 
 
 def test_an_entry_that_only_mentions_the_hook_is_not_ours(tmp_path: Path) -> None:
