@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -149,14 +150,37 @@ async def test_sends_spooled_while_no_sidecar_runs_or_it_is_stopped_are_in_the_h
 
 
 async def test_a_send_whose_team_comes_later_waits_for_it(tmp_path: Path, spool_dir: Path) -> None:
-    """The spool is read before the team's folder is there: the send waits, and is archived
-    once the team appears."""
+    """The spool is read before the team's folder is there: the send waits (the offset the
+    history keeps stays before it, so a restart would read it again), and is archived once
+    the team appears."""
     record(payload("EARLY", "m-early"))
+    header = (spool_dir / "sends.jsonl").read_bytes().split(b"\n", 1)[0]
     client = await lsp_session.start_server(tmp_path)
     try:
+        # the spool was read, the send held: the saved offset is the send's line
+        async def held() -> bool:
+            return saved_offsets(tmp_path) == [len(header) + 1]
+
+        await until(held, "the spool read, its offset held before the waiting send")
         await arrives_later(client, tmp_path)
+        end = (spool_dir / "sends.jsonl").stat().st_size
+
+        async def moved() -> bool:
+            return saved_offsets(tmp_path) == [end]
+
+        await until(moved, "the offset past the send once it is archived")
     finally:
         await lsp_session.stop_server(client)
+
+
+def saved_offsets(home: Path) -> list[int]:
+    db = sqlite3.connect(f"file:{home / 'history.db'}?mode=ro", uri=True)
+    try:
+        return [int(r[0]) for r in db.execute("SELECT offset FROM spool_read")]
+    except sqlite3.OperationalError:  # not made yet
+        return []
+    finally:
+        db.close()
 
 
 async def arrives_later(client: Any, tmp_path: Path) -> None:
