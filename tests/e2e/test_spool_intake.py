@@ -2,12 +2,14 @@
 Claude Code 2.1.332's `PostToolUse` payloads (as section 1c of on-disk-formats.md lists
 them) while no sidecar runs and while the sidecar is stopped (SIGSTOP); the sends are in
 the history after the start (or the continue), once each, `recovered`, and a restart
-adds nothing. No transcript exists here: the spool is the only record of these sends."""
+adds nothing; a send whose team is not known yet waits for it; a team that ended while no
+sidecar ran gets its sends. No transcript holds these sends: the spool is their only record."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -19,7 +21,17 @@ from typing import Any
 import lsp_session
 import pytest
 from lsp_session import call
-from test_recover import SID, TID, by_text, conversation, has, make_team, until
+from test_recover import (
+    SID,
+    TID,
+    by_text,
+    conversation,
+    has,
+    make_team,
+    stamp,
+    transcripts,
+    until,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -194,3 +206,30 @@ async def arrives_later(client: Any, tmp_path: Path) -> None:
     msgs = await until(has(client, "EARLY"), "the waiting send archived")
     [m] = by_text(msgs)["EARLY"]
     assert (m["id"], m["recovered"], m["inbox"]) == ("m-early", True, "team-lead")
+
+
+async def test_sends_of_a_team_that_ended_while_no_sidecar_ran_go_to_that_team(
+    tmp_path: Path, spool_dir: Path
+) -> None:
+    """The team's session is known from the history (its activity was saved while it was
+    live); its folder is gone when the spool is read: the sends go to the ended team. The
+    transcript holds none of them (written by another version, say, or cleaned up)."""
+    make_team(tmp_path)
+    _, helper = transcripts(tmp_path)
+    helper.append(helper.send("team-lead", "SEEN-LIVE", "m-live", stamp(1)))
+    first = await lsp_session.start_server(tmp_path)
+    try:
+        await until(has(first, "SEEN-LIVE"), "the team followed while live")
+    finally:
+        await lsp_session.stop_server(first)
+    record(payload("AFTER-THE-END", "m-end"))
+    shutil.rmtree(tmp_path / ".claude" / "teams" / "session-5e1d0000")
+    second = await lsp_session.start_server(tmp_path)
+    try:
+        msgs = await until(has(second, "AFTER-THE-END"), "the spooled send in the ended team")
+        [m] = by_text(msgs)["AFTER-THE-END"]
+        assert (m["id"], m["recovered"], m["inbox"]) == ("m-end", True, "team-lead")
+        teams = (await call(second, "teamInbox/teams", {}))["teams"]
+        assert [t["ended"] for t in teams if t["id"] == TID] == [True]
+    finally:
+        await lsp_session.stop_server(second)
