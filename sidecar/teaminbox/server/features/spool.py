@@ -161,11 +161,11 @@ class SpoolIntake(Feature):
         skipped, cut = got.skipped, 0
         for fid, at, doc in got.records:
             payload, t = doc.get("p"), float(doc["t"])
-            if "cut" in doc or not isinstance(payload, dict):
+            if "cut" in doc:
                 cut += 1
                 continue
-            sent = from_hook(payload, _iso(t))
-            if sent is None:
+            sent = from_hook(payload, _iso(t)) if isinstance(payload, dict) else None
+            if sent is None or not isinstance(payload, dict):
                 skipped += 1
                 continue
             self.waiting.append(Waiting(fid, at, t, sessions_of(payload), sent))
