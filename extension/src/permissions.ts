@@ -158,32 +158,60 @@ async function where(): Promise<string[] | undefined> {
   return picked?.args;
 }
 
+/** Which of Team Inbox's hooks: the permission prompts, or the record of every send. */
+async function whichHook(verb: string): Promise<{ name: string; args: string[] } | undefined> {
+  const picked = await vscode.window.showQuickPick(
+    [
+      {
+        label: 'Permission prompts',
+        description: "PermissionRequest: answer teammates' prompts in VS Code",
+        name: 'permission hook',
+        args: [] as string[],
+      },
+      {
+        label: 'Record every message',
+        description: 'PostToolUse, SendMessage: each send kept for Team Inbox, even while no window reads',
+        name: 'record hook',
+        args: ['--record'],
+      },
+    ],
+    { placeHolder: `Which hook to ${verb}?` },
+  );
+  return picked && { name: picked.name, args: picked.args };
+}
+
 async function install(sidecar: SidecarClient, extensionPath: string): Promise<void> {
   const target = await where();
   if (!target) return;
-  const dry = await runHook(sidecar, extensionPath, ['install', '--dry-run', '--json', ...target]);
+  const which = await whichHook('add');
+  if (!which) return;
+  const dry = await runHook(sidecar, extensionPath, ['install', '--dry-run', '--json', ...which.args, ...target]);
   if (dry.code !== 0) {
     void vscode.window.showErrorMessage(plain(dry.err.trim() || 'teaminbox hook install failed'));
     return;
   }
-  const plan = JSON.parse(dry.out) as { settings: string; adds: unknown };
+  const plan = JSON.parse(dry.out) as { settings: string; event: string; adds: unknown };
   // consent: exactly what is written, and where
   const ok = await vscode.window.showInformationMessage(
-    plain(`Add Team Inbox's permission hook to ${plan.settings}?`),
-    { modal: true, detail: plain(JSON.stringify({ hooks: { PermissionRequest: [plan.adds] } }, null, 2)) },
+    plain(`Add Team Inbox's ${which.name} to ${plan.settings}?`),
+    { modal: true, detail: plain(JSON.stringify({ hooks: { [plan.event]: [plan.adds] } }, null, 2)) },
     'Install',
   );
   if (ok !== 'Install') return;
-  const res = await runHook(sidecar, extensionPath, ['install', '--yes', ...target]);
-  if (res.code === 0) void vscode.window.showInformationMessage(plain(`Permission hook added to ${plan.settings}.`));
-  else void vscode.window.showErrorMessage(plain(res.err.trim() || 'teaminbox hook install failed'));
+  const res = await runHook(sidecar, extensionPath, ['install', '--yes', ...which.args, ...target]);
+  if (res.code === 0) {
+    const what = which.name === 'record hook' ? 'Record hook' : 'Permission hook';
+    void vscode.window.showInformationMessage(plain(`${what} added to ${plan.settings}.`));
+  } else void vscode.window.showErrorMessage(plain(res.err.trim() || 'teaminbox hook install failed'));
 }
 
 async function simple(sidecar: SidecarClient, extensionPath: string, action: 'remove' | 'status'): Promise<void> {
   const target = await where();
   if (!target) return;
+  const which = action === 'remove' ? await whichHook('remove') : { name: '', args: [] };
+  if (!which) return;
   // --json: the toast says what it found in words of its own, never a settings file's text
-  const res = await runHook(sidecar, extensionPath, [action, '--json', ...target]);
+  const res = await runHook(sidecar, extensionPath, [action, '--json', ...which.args, ...target]);
   if (res.code !== 0) {
     void vscode.window.showErrorMessage(plain(res.err.trim() || `teaminbox hook ${action} failed`));
     return;
@@ -192,15 +220,17 @@ async function simple(sidecar: SidecarClient, extensionPath: string, action: 're
     const r = JSON.parse(res.out) as {
       settings: string;
       installed?: unknown[];
+      record?: unknown[];
       removed?: unknown[];
       sidecars?: unknown[];
     };
     const n = (r.installed ?? r.removed ?? []).length;
     const text =
       action === 'status'
-        ? `Team Inbox's permission hook is ${n ? 'installed' : 'not installed'} in ${r.settings}; ` +
+        ? `Team Inbox's permission hook is ${n ? 'installed' : 'not installed'} in ${r.settings}, ` +
+          `its record hook ${(r.record ?? []).length ? 'installed' : 'not installed'}; ` +
           `${(r.sidecars ?? []).length} Team Inbox window(s) listening.`
-        : `Removed ${n} Team Inbox hook entr${n === 1 ? 'y' : 'ies'} from ${r.settings}.`;
+        : `Removed ${n} Team Inbox ${which.name} entr${n === 1 ? 'y' : 'ies'} from ${r.settings}.`;
     void vscode.window.showInformationMessage(plain(text));
   } catch {
     void vscode.window.showErrorMessage(`teaminbox hook ${action}: an answer that does not parse`);

@@ -152,3 +152,31 @@ class SendLog:
     def take(self) -> list[Sent]:
         out, self.found = self.found, []
         return out
+
+
+def from_hook(payload: Any, timestamp: str) -> Sent | None:
+    """The send a `PostToolUse` hook saw (its stdin, as the spool kept it): the call's
+    `tool_input` and, in `tool_response`, the same result a transcript's row holds;
+    `timestamp` is when the hook ran (the entry was written just before)."""
+    if not isinstance(payload, dict) or payload.get("tool_name") != TOOL:
+        return None
+    inp, res = payload.get("tool_input"), payload.get("tool_response")
+    if not isinstance(inp, dict) or not isinstance(res, dict) or res.get("success") is not True:
+        return None
+    to, text, msg_id = inp.get("to"), inp.get("message"), _msg_id(res.get("msg_id"))
+    if not isinstance(to, str) or not to or not isinstance(text, str) or msg_id is None:
+        return None
+    routing = res.get("routing")
+    summary = (
+        _str(routing.get("summary")) if isinstance(routing, dict) else _str(inp.get("summary"))
+    )
+    routing = routing if isinstance(routing, dict) else {}
+    return Sent(
+        msg_id=msg_id,
+        to=to,
+        text=text,
+        summary=summary,
+        timestamp=timestamp,
+        sender=_str(routing.get("sender")) or _str(payload.get("agent_type")) or None,
+        color=_str(routing.get("senderColor")),
+    )

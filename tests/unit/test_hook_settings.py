@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from support import cli as cli_runner
-from teaminbox import hook
+from teaminbox import hook_run, hook_settings
 
 
 def cli(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -114,9 +114,9 @@ def test_install_shows_what_it_adds_and_asks(tmp_path: Path) -> None:
 
 
 def test_the_hook_output() -> None:
-    assert hook.output(None) is None
-    assert hook.output({"behavior": "ask"}) is None
-    assert json.loads(hook.output({"behavior": "deny"}) or "") == {
+    assert hook_run.output(None) is None
+    assert hook_run.output({"behavior": "ask"}) is None
+    assert json.loads(hook_run.output({"behavior": "deny"}) or "") == {
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
             "decision": {"behavior": "deny", "message": "Denied in Team Inbox"},
@@ -129,11 +129,11 @@ def test_a_runtime_folder_others_may_enter_is_not_used(tmp_path: Path) -> None:
     d.mkdir(mode=0o755)
     os.chmod(d, 0o755)
     env = {"TEAMINBOX_RUNTIME_DIR": str(d)}
-    assert not hook.private_dir(str(d))
-    assert str(d) not in [hook.listen_dir(env)]
+    assert not hook_run.private_dir(str(d))
+    assert str(d) not in [hook_run.listen_dir(env)]
     link = tmp_path / "link"
     link.symlink_to(d)
-    assert not hook.private_dir(str(link))
+    assert not hook_run.private_dir(str(link))
 
 
 def test_an_entry_that_only_mentions_the_hook_is_not_ours(tmp_path: Path) -> None:
@@ -164,10 +164,60 @@ def test_an_entry_that_only_mentions_the_hook_is_not_ours(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     "command",
     [
-        hook.hook_command(110),
-        hook.hook_command(30, "/opt/my python/bin/python3"),
+        hook_settings.hook_command(110),
+        hook_settings.hook_command(30, "/opt/my python/bin/python3"),
         "PYTHONPATH=/opt/ext/bundled/libs /usr/bin/python3 -m teaminbox.hook run --wait 110",
     ],
 )
 def test_our_own_commands_are_known(command: str) -> None:
-    assert hook.is_our_command(command)
+    assert hook_settings.is_our_command(command)
+
+
+def test_the_record_hook_installs_beside_the_permission_hook_once_and_goes_alone(
+    tmp_path: Path,
+) -> None:
+    path = settings(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(existing()))
+    assert cli(tmp_path, "install", "--yes", "--wait", "30").returncode == 0
+    dry = cli(tmp_path, "install", "--record", "--dry-run", "--json")
+    assert json.loads(dry.stdout)["event"] == "PostToolUse"
+    assert json.loads(path.read_text())["hooks"].get("PostToolUse") is None  # a dry run
+    res = cli(tmp_path, "install", "--record", "--yes", "--json")
+    assert res.returncode == 0, res.stderr
+    added = json.loads(res.stdout)["added"]
+    assert added["matcher"] == "SendMessage"
+    [h] = added["hooks"]
+    assert h["command"].endswith("-m teaminbox.hook record") and h["timeout"] == 10
+    assert hook_settings.is_record_command(h["command"])
+    assert cli(tmp_path, "install", "--record", "--yes").returncode == 0  # never twice
+    doc = json.loads(path.read_text())
+    assert doc["hooks"]["PostToolUse"] == [added]
+    assert len(doc["hooks"]["PermissionRequest"]) == 2
+    st = json.loads(cli(tmp_path, "status", "--json").stdout)
+    assert (len(st["installed"]), st["record"]) == (1, [added])
+    assert "record hook (SendMessage): installed" in cli(tmp_path, "status").stdout
+    # a look-alike of someone else's is not ours: remove leaves it
+    theirs = {"matcher": "SendMessage", "hooks": [{"type": "command", "command": "log.sh record"}]}
+    doc["hooks"]["PostToolUse"].append(theirs)
+    path.write_text(json.dumps(doc))
+    res = cli(tmp_path, "remove", "--record", "--json")
+    assert json.loads(res.stdout)["removed"] == [added]
+    doc = json.loads(path.read_text())
+    assert doc["hooks"]["PostToolUse"] == [theirs]
+    assert len(doc["hooks"]["PermissionRequest"]) == 2  # the permission hook stays
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m teaminbox.hook record --extra",
+        "python3 -m teaminbox.hook run --wait 30",
+        "echo; python3 -m teaminbox.hook record",
+        "FOO=1 python3 -m teaminbox.hook record",
+        "python3 -m teaminbox.hook recorder",
+    ],
+)
+def test_only_the_exact_record_command_is_ours(command: str) -> None:
+    assert not hook_settings.is_record_command(command)
+    assert hook_settings.is_record_command(hook_settings.record_command("/opt/py 3/bin/python"))

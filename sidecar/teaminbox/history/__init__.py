@@ -27,6 +27,7 @@ from .search import (
     check_query,
 )
 from .seen import Seen
+from .spool_read import SpoolRead
 from .store import NotAHistory, _transient, default_path, log
 from .teams import Teams
 
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 
-class History(Messages, Seen, Search, Teams, Activity, TaskBoards, Scans):
+class History(Messages, Seen, Search, Teams, Activity, TaskBoards, Scans, SpoolRead):
     """The history: one connection (`db`), used from one thread at a time (the server's
     state thread); a search reads through read-only connections of its own, from any thread."""
 

@@ -86,6 +86,11 @@ CREATE TABLE IF NOT EXISTS session_scans (
     team TEXT,
     scanned_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS spool_read (
+    file TEXT PRIMARY KEY,
+    offset INTEGER NOT NULL,
+    updated REAL NOT NULL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );

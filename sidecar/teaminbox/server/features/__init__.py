@@ -13,6 +13,7 @@ from .notify import Notify
 from .permissions import Permissions
 from .search import Search
 from .sending import Sending
+from .spool import SpoolIntake
 from .tasks import Tasks
 from .tools import AgentTools
 
@@ -28,4 +29,5 @@ FEATURES: tuple[type[Feature], ...] = (
     Attention,
     Permissions,
     AgentTools,
+    SpoolIntake,
 )

@@ -1,7 +1,7 @@
 """Permission prompts: those the hook hands over (answered here), and those open in a
 lead's terminal (shown, with the way there).
 
-- The hook (teaminbox/hook.py) connects to this sidecar's socket
+- The hook (teaminbox/hook_run.py) connects to this sidecar's socket
   (`<runtime dir>/sidecar-<pid>.sock`, 0600, in a folder only this user may enter; a peer
   of another uid is refused). The request is claimed only when a live Claude team this
   sidecar watches has the request's session as its lead session; then it is a
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
-from ... import hook, request_text, sessions
+from ... import hook_run, request_text, sessions
 from ...discovery import Roster
 from ...errors import InvalidParams, TeamInboxError
 from ...protocol import (
@@ -122,17 +122,17 @@ class Prompts:
     # --- the socket (the event loop) ----------------------------------------------------
 
     async def listen(self) -> None:
-        folder = hook.listen_dir()
+        folder = hook_run.listen_dir()
         if folder is None:
             log.info("no private runtime folder: the permission hook cannot reach this sidecar")
             return
         _clean_stale(folder)
-        path = os.path.join(folder, f"{hook.SOCKET_PREFIX}{os.getpid()}.sock")
+        path = os.path.join(folder, f"{hook_run.SOCKET_PREFIX}{os.getpid()}.sock")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         old = os.umask(0o177)
         try:
-            srv = await asyncio.start_unix_server(self._serve, path, limit=hook.MAX_LINE)
+            srv = await asyncio.start_unix_server(self._serve, path, limit=hook_run.MAX_LINE)
         finally:
             os.umask(old)
         os.chmod(path, 0o600)
@@ -159,7 +159,9 @@ class Prompts:
             if not isinstance(req, dict):
                 return
             wait = msg.get("wait") if isinstance(msg, dict) else None
-            wait = float(wait) if isinstance(wait, (int, float)) and wait > 0 else hook.DEFAULT_WAIT
+            if not isinstance(wait, (int, float)) or wait <= 0:
+                wait = hook_run.DEFAULT_WAIT
+            wait = float(wait)
             claim = await self.server.in_state(lambda: self._claim(req))
             if claim is None and self.server.tracker is not None:
                 # a team made a moment ago may not be scanned yet (the rescan is every 2 s)
@@ -391,9 +393,9 @@ def _clean_stale(folder: str) -> None:
     except OSError:
         return
     for n in names:
-        if not (n.startswith(hook.SOCKET_PREFIX) and n.endswith(".sock")):
+        if not (n.startswith(hook_run.SOCKET_PREFIX) and n.endswith(".sock")):
             continue
-        pid = n[len(hook.SOCKET_PREFIX) : -len(".sock")]
+        pid = n[len(hook_run.SOCKET_PREFIX) : -len(".sock")]
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
