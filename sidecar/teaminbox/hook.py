@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import teaminbox
 
+from . import claude_plugin
+
 if TYPE_CHECKING:  # the server imports this module; argparse is for the command line only
     import argparse
 
@@ -336,6 +338,19 @@ def installed(doc: dict[str, Any] | None, path: str) -> list[Any]:
     return [g for g in _groups(doc, path) if _ours(g)] if doc else []
 
 
+def in_settings(project: str | None, env: Mapping[str, str] = os.environ) -> bool:
+    """Whether our entry is in the user's settings or `project`'s local ones (the plugin's
+    hook then stands aside: one prompt is offered once)."""
+    paths = [settings_path(None, env)] + ([settings_path(project, env)] if project else [])
+    for path in paths:
+        try:
+            if installed(load(path), path):
+                return True
+        except (OSError, SettingsError):
+            continue
+    return False
+
+
 def with_entry(doc: dict[str, Any] | None, path: str, new: dict[str, Any]) -> dict[str, Any]:
     """`doc` with our entry (replacing an older one of ours); every other key kept."""
     out = dict(doc or {})
@@ -425,16 +440,23 @@ def main_cli(args: argparse.Namespace, say: Any) -> int:
     except SettingsError as err:
         say(f"teaminbox: {err}", err=True)
         return 1
+    plugin = claude_plugin.enabled_in(getattr(args, "project", None))
     if action == "status":
         mine = installed(doc, path)
         socks = sockets()
         if args.json:
-            say(json.dumps({"settings": path, "installed": mine, "sidecars": socks}, indent=2))
+            body = {"settings": path, "installed": mine, "sidecars": socks, "plugin": plugin}
+            say(json.dumps(body, indent=2))
         else:
             say(f"{path}: {'installed' if mine else 'not installed'}")
             for g in mine:
                 say(f"  {json.dumps(g)}")
             say(f"sidecars listening: {len(socks)}")
+            say(
+                f"Claude Code plugin {claude_plugin.PLUGIN_ID}: enabled in {plugin}"
+                if plugin
+                else f"Claude Code plugin {claude_plugin.PLUGIN_ID}: not enabled"
+            )
         return 0
     if action == "remove":
         mine = installed(doc, path)
@@ -446,6 +468,15 @@ def main_cli(args: argparse.Namespace, say: Any) -> int:
             say(f"{path}: removed {len(mine)} entr{'y' if len(mine) == 1 else 'ies'}")
         return 0
     # install
+    if plugin:
+        say(
+            f"teaminbox: the Team Inbox plugin for Claude Code is enabled in {plugin}: its"
+            " hook already offers teammates' prompts to VS Code; nothing written (the same hook"
+            f" twice would ask twice). `claude plugin disable {claude_plugin.PLUGIN_ID}` first"
+            " to use a settings entry instead.",
+            err=True,
+        )
+        return 1
     if not 1 <= args.wait <= 3600:
         say("teaminbox: --wait must be between 1 and 3600 seconds", err=True)
         return 1
@@ -454,6 +485,7 @@ def main_cli(args: argparse.Namespace, say: Any) -> int:
     if args.dry_run:
         say(json.dumps({"settings": path, "adds": new}, indent=2) if args.json else shown)
         return 0
+    say(f"teaminbox: the Claude Code plugin is the way now: {claude_plugin.INSTALL_HINT}", err=True)
     if not args.yes:
         say(f"This adds to {path}:\n{shown}")
         if not sys.stdin.isatty():
