@@ -175,8 +175,14 @@ async function install(sidecar: SidecarClient, extensionPath: string): Promise<v
   );
   if (ok !== 'Install') return;
   const res = await runHook(sidecar, extensionPath, ['install', '--yes', ...target]);
-  if (res.code === 0) void vscode.window.showInformationMessage(plain(`Permission hook added to ${plan.settings}.`));
-  else void vscode.window.showErrorMessage(plain(res.err.trim() || 'teaminbox hook install failed'));
+  if (res.code === 0) {
+    void vscode.window.showInformationMessage(
+      plain(
+        `Permission hook added to ${plan.settings}. The Claude Code plugin is the way now ` +
+          '(Team Inbox: Install the Claude Code Plugin): it brings this hook and the MCP server in one install.',
+      ),
+    );
+  } else void vscode.window.showErrorMessage(plain(res.err.trim() || 'teaminbox hook install failed'));
 }
 
 async function simple(sidecar: SidecarClient, extensionPath: string, action: 'remove' | 'status'): Promise<void> {

@@ -79,7 +79,7 @@ def py_bin(base: Path, with_teaminbox: bool = False) -> Path:
 def run(home: Path, path: str, *args: str, stdin: str = "", **env: str) -> Any:
     full = {"HOME": str(home), "PATH": path, **env}
     return subprocess.run(
-        [str(LAUNCHER), *args],
+        ["/bin/sh", str(LAUNCHER), *args],  # as the plugin runs it
         input=stdin,
         capture_output=True,
         text=True,

@@ -32,7 +32,7 @@ OWN_SETTINGS: dict[str, Any] = {
 }
 
 
-def claude(version: str, home: Path, *args: str, timeout: float = 120) -> Any:
+def claude(version: str, home: Path, *args: str, stdin: str = "", timeout: float = 120) -> Any:
     """`claude ARGS` on the scratch HOME, offline, no terminal; the completed process."""
     env = claude_env(home, 9)  # no model is asked: the port is never used
     res = subprocess.run(
@@ -41,7 +41,7 @@ def claude(version: str, home: Path, *args: str, timeout: float = 120) -> Any:
         text=True,
         timeout=timeout,
         env=env,
-        stdin=subprocess.DEVNULL,
+        input=stdin,
     )
     return res
 
@@ -87,12 +87,14 @@ def fake_extension(home: Path) -> Path:
     return ext
 
 
-def python_bin(base: Path) -> Path:
-    """A folder whose `python3` is the test's Python (it has the sidecar's libraries)."""
+def python_bin(base: Path, log: Path | None = None) -> Path:
+    """A folder whose `python3` is the test's Python (it has the sidecar's libraries); with
+    `log`, each start appends its arguments and TEAMINBOX_MCP_SEND there first."""
     folder = base / "bin"
     folder.mkdir(exist_ok=True)
     py = folder / "python3"
-    py.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    note = f'echo "$* send=${{TEAMINBOX_MCP_SEND-unset}}" >> "{log}"\n' if log else ""
+    py.write_text(f'#!/bin/sh\n{note}exec {sys.executable} "$@"\n')
     py.chmod(0o755)
     return folder
 

@@ -305,10 +305,10 @@ def _bare(base: Path) -> Bare:
     launcher = REPO / "claude-plugin" / "bin" / "teaminbox-plugin"
     env = claude_env(home, 9)
     out.where = subprocess.run(
-        [str(launcher), "where"], capture_output=True, text=True, env=env, timeout=60
+        ["sh", str(launcher), "where"], capture_output=True, text=True, env=env, timeout=60
     )
     out.mcp = subprocess.run(
-        [str(launcher), "mcp"],
+        ["sh", str(launcher), "mcp"],
         capture_output=True,
         text=True,
         env=env,
