@@ -16,6 +16,7 @@ extension folders looked in.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import runpy
@@ -25,6 +26,10 @@ import sys
 
 PUBLISHER, NAME = "teaminbox", "team-inbox"
 OPTION = "CLAUDE_PLUGIN_OPTION_ALLOW_SEND"  # the plugin's allow_send, as Claude Code exports it
+SDK_HELP = (
+    "In VS Code run 'Team Inbox: Install the MCP SDK for the Team Inbox MCP Server' (into the"
+    " extension's storage, where this plugin finds it), or install 'mcp>=2.3,<3' into that Python."
+)
 MCP_HELP = (
     "Install the Team Inbox extension in VS Code (then its command 'Team Inbox: Install the"
     " MCP SDK'), or `pipx install 'teaminbox[mcp]'`."
@@ -169,6 +174,13 @@ def main(argv: list[str]) -> int:
         os.environ["PYTHONPATH"] = os.pathsep.join(
             [*paths, os.environ.get("PYTHONPATH", "")]
         ).rstrip(os.pathsep)
+        if mode == "mcp" and importlib.util.find_spec("mcp") is None:
+            print(
+                f"Team Inbox's MCP server needs the MCP Python SDK, which {sys.executable} does"
+                f" not have. {SDK_HELP}",
+                file=sys.stderr,
+            )
+            return 1
         module = "teaminbox.hook" if mode == "hook" else "teaminbox"
         if mode == "hook":  # a hook's words on stderr reach no one; an old version's usage error
             devnull = os.open(os.devnull, os.O_WRONLY)

@@ -9,7 +9,8 @@ any error: it prints nothing and exits 0, and Claude Code shows its own prompt a
 `install` / `remove` / `status` edit one Claude settings file (the user's, or a project's
 `.claude/settings.local.json`): install adds one entry under `hooks.PermissionRequest`,
 with an explicit `timeout`, merged into what is there; remove takes out only entries
-whose command is ours; a file that does not parse is never written.
+whose command is ours; a file that does not parse is never written. The Claude Code plugin
+(claude-plugin/) is the way now: install refuses while it is enabled (claude_plugin.py).
 
 The wire between hook and sidecar: one JSON line each way, then the answer line:
 hook -> `{"v": 1, "request": <stdin object>, "wait": seconds}`;

@@ -193,3 +193,15 @@ def test_the_mcp_server_is_read_only_unless_sending_is_allowed(home: Path, tmp_p
     assert got["env"].split(os.pathsep)[:2] == [libs, str(sdk)]
     got = json.loads(run(home, path, "mcp", TEAMINBOX_MCP_SEND="true").stdout)
     assert got["argv"] == ["mcp"]
+
+
+def test_without_the_mcp_sdk_the_server_says_how_to_get_it(home: Path, tmp_path: Path) -> None:
+    """The extension found, its python without the SDK (`-S`: no site-packages) and no SDK
+    in the editor's storage: a plain message naming the VS Code command, exit 1."""
+    extension(home / ".vscode" / "extensions", "0.1.0")
+    bare = tmp_path / "bare-python"
+    bare.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
+    bare.chmod(0o755)
+    res = run(home, "/usr/bin:/bin", "mcp", TEAMINBOX_PYTHON=str(bare))
+    assert res.returncode == 1 and res.stdout == "", res
+    assert "needs the MCP Python SDK" in res.stderr and "Install the MCP SDK" in res.stderr, res
