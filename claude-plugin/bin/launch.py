@@ -4,8 +4,7 @@ Where, first found first: the Team Inbox extension installed in VS Code, its Rem
 servers, code-server, VS Code Insiders, VSCodium or Cursor (the newest version of
 `teaminbox.team-inbox` whose `bundled/libs` holds the sidecar; the MCP SDK that the
 extension's "Install the MCP SDK" command put in its storage comes along), else a
-`teaminbox` on PATH. `TEAMINBOX_EXTENSIONS` (folders, `os.pathsep`-separated) replaces the
-extension folders looked in.
+`teaminbox` on PATH.
 
     launch.py hook ARGS...   python -m teaminbox.hook ARGS; exits 0 whatever happens
     launch.py mcp ARGS...    teaminbox mcp ARGS, with --read-only unless the plugin's
@@ -16,6 +15,7 @@ extension folders looked in.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import os
@@ -112,14 +112,10 @@ def _candidates(folder: str) -> list[tuple[tuple[int, ...], str]]:
     return out
 
 
-def find_extension(home: str) -> tuple[str, str | None] | None:
+def find_extension(home: str) -> tuple[str, str] | None:
     """(the newest installed extension's folder, its editor's data folder), or None."""
-    pinned = os.environ.get("TEAMINBOX_EXTENSIONS")
-    pairs: list[tuple[str, str | None]] = (
-        [(p, None) for p in pinned.split(os.pathsep) if p] if pinned else list(editors(home))
-    )
     found = []
-    for rank, (folder, data) in enumerate(pairs):
+    for rank, (folder, data) in enumerate(editors(home)):
         for version, path in _candidates(folder):
             found.append((version, -rank, path, data))
     if not found:
@@ -128,10 +124,8 @@ def find_extension(home: str) -> tuple[str, str | None] | None:
     return path, data
 
 
-def mcp_sdk(data: str | None) -> str | None:
+def mcp_sdk(data: str) -> str | None:
     """Where the extension's "Install the MCP SDK" command put the SDK, if it did."""
-    if data is None:
-        return None
     libs = os.path.join(data, "User", "globalStorage", f"{PUBLISHER}.{NAME}", "mcp-libs")
     return libs if os.path.isdir(libs) else None
 
@@ -139,12 +133,8 @@ def mcp_sdk(data: str | None) -> str | None:
 def settings_hook_installed() -> bool:
     """The settings' own entry (`teaminbox hook install`) asks already: the plugin's stands
     aside (Claude Code runs hooks in the project's folder)."""
-    try:
-        from teaminbox import hook  # noqa: PLC0415 - found on the path just set
-    except Exception:
-        return False
-    check = getattr(hook, "in_settings", None)
-    try:
+    try:  # the installed version's module, found on the path just set (an old one lacks it)
+        check = getattr(importlib.import_module("teaminbox.hook"), "in_settings", None)
         return bool(check(os.getcwd())) if check else False
     except Exception:
         return False
