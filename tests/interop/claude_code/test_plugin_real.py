@@ -18,7 +18,6 @@ Code asks in its own terminal, as without the plugin.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,6 +236,14 @@ def terminal_prompt(home: Path) -> Any:
     return None
 
 
+def close_prompt(s: Session) -> None:
+    """No to Claude Code's own prompt (Escape), once the session file says it is gone: the
+    `/exit` typed next must not land on the prompt, whose Enter would say yes."""
+    assert s.pty is not None
+    s.pty.write(b"\x1b")
+    s.wait(lambda: terminal_prompt(s.home) is None, 60, "the prompt to close")
+
+
 def after_uninstall(base: Path, sidecar: Sidecar) -> After:
     """A new session in the same HOME, the sidecar still watching: a teammate's Bash call is
     asked about in Claude Code's own terminal, and the sidecar never hears of it."""
@@ -266,8 +273,7 @@ def after_uninstall(base: Path, sidecar: Sidecar) -> After:
         )
         out.asked = sidecar.call("teamInbox/permissionRequests", {})["requests"]
         out.tools = [r for r in s.api.snapshot() if r.who == "lead"][0].tools
-        s.pty.write(b"\x1b") if s.pty is not None else None
-        time.sleep(0.5)
+        close_prompt(s)
         s.exit()
     return out
 
@@ -320,8 +326,7 @@ def _bare(base: Path) -> Bare:
         out.session_file = s.wait(
             lambda: terminal_prompt(home), 60, "Claude Code's own permission prompt"
         )
-        s.pty.write(b"\x1b") if s.pty is not None else None
-        time.sleep(0.5)
+        close_prompt(s)
         s.exit()
     return out
 
