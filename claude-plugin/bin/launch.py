@@ -181,7 +181,9 @@ def main(argv: list[str]) -> int:
         try:
             runpy.run_module(module, run_name="__main__", alter_sys=True)
         except SystemExit as done:
-            return 0 if mode == "hook" else done.code if isinstance(done.code, int) else 1
+            if mode == "hook" or done.code is None:
+                return 0
+            return done.code if isinstance(done.code, int) else 1
         except Exception:
             if mode != "hook":
                 raise

@@ -30,7 +30,14 @@ def report():
                       "path": sys.path[:3], "env": os.environ.get("PYTHONPATH", ""),
                       "stdin": sys.stdin.read()}))
 """
-MAIN = REPORT + "report()\n"
+MAIN = (
+    REPORT
+    + """report()
+code = os.environ.get("STANDIN_EXIT")
+if code is not None:
+    sys.exit(int(code) if code else None)
+"""
+)
 HOOK = (
     REPORT
     + """
@@ -205,3 +212,11 @@ def test_without_the_mcp_sdk_the_server_says_how_to_get_it(home: Path, tmp_path:
     res = run(home, "/usr/bin:/bin", "mcp", TEAMINBOX_PYTHON=str(bare))
     assert res.returncode == 1 and res.stdout == "", res
     assert "needs the MCP Python SDK" in res.stderr and "Install the MCP SDK" in res.stderr, res
+
+
+def test_the_mcp_servers_exit_status_is_passed_on(home: Path, tmp_path: Path) -> None:
+    extension(home / ".vscode" / "extensions", "0.1.0")
+    path = sys_path(tmp_path)
+    assert run(home, path, "mcp", STANDIN_EXIT="3").returncode == 3
+    assert run(home, path, "mcp", STANDIN_EXIT="").returncode == 0  # sys.exit(None)
+    assert run(home, path, "mcp").returncode == 0
