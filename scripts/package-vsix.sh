@@ -51,6 +51,9 @@ open(sys.argv[1], "w", encoding="utf-8").write(text)' "$stage/CHANGELOG.md"
   cp extension/README.md "$stage/extension/"
   for d in extension/media l10n; do [ -d "$d" ] && mkdir -p "$stage/$(dirname "$d")" && cp -r "$d" "$stage/$d"; done
   cp -r bundled/libs "$stage/bundled/libs"
+  # the Claude Code plugin and its marketplace file (teamInbox.installPlugin copies them out)
+  cp -r claude-plugin .claude-plugin "$stage"/
+  find "$stage/claude-plugin" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
   find "$stage/bundled" \( -name __pycache__ -o -name '*.pyc' \) -prune -exec rm -rf {} +
   # whatever orjson the packaging machine installed goes: a target gets its own wheels, universal none
   rm -rf "$stage"/bundled/libs/orjson "$stage"/bundled/libs/orjson-*.dist-info "$stage"/bundled/libs/orjson.libs

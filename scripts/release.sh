@@ -7,6 +7,10 @@
 # it publishes each file with `vsce publish --packagePath` and `ovsx publish`, each tool to its own
 # default registry. Without both it publishes nothing and prints what it would run: a release
 # that reached one registry only would leave them out of step.
+# The Claude Code plugin (claude-plugin/) is published by this repository itself, its own
+# marketplace: first its version must be the extension's and `claude plugin validate --strict`
+# pass on it and on the marketplace (with the `claude` on PATH, or $CLAUDE); publishing then tags
+# the commit `team-inbox--v<version>` and pushes the tag (`claude plugin tag --push`).
 #   --build   first build every target (npm run package:all)
 # VSCE / OVSX name the two programs (default: node_modules/.bin/vsce; node_modules/.bin/ovsx, else
 # npx ovsx@$OVSX_VERSION, fetched only when publishing).
@@ -20,7 +24,7 @@ build=0 files=()
 for a in "$@"; do
   case $a in
     --build) build=1 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "release: unknown option $a" >&2; exit 2 ;;
     *) files+=("$a") ;;
   esac
@@ -39,6 +43,23 @@ if ! "$PY" tests/extension/check_vsix.py --release "${files[@]}"; then
   exit 1
 fi
 
+version=$("$PY" -c 'import json; print(json.load(open("package.json"))["version"])')
+plugin=$("$PY" -c 'import json; print(json.load(open("claude-plugin/.claude-plugin/plugin.json"))["version"])')
+listed=$("$PY" -c 'import json; print(json.load(open(".claude-plugin/marketplace.json"))["plugins"][0]["version"])')
+if [ "$plugin" != "$version" ] || [ "$listed" != "$version" ]; then
+  echo "release: the Claude Code plugin is $plugin (marketplace: $listed), the extension $version: make them one" >&2
+  exit 1
+fi
+CLAUDE=${CLAUDE:-claude}
+if command -v "$CLAUDE" >/dev/null 2>&1; then
+  for what in claude-plugin .; do
+    "$CLAUDE" plugin validate --strict "$what" >/dev/null \
+      || { echo "release: claude plugin validate --strict $what fails: nothing published" >&2; exit 1; }
+  done
+else
+  echo "release: no claude on PATH: the plugin is not validated here (tests/interop/claude_code/test_plugin_package.py does)" >&2
+fi
+
 VSCE_CMD=(${VSCE:-$PWD/node_modules/.bin/vsce})
 if [ -n "${OVSX:-}" ]; then OVSX_CMD=($OVSX)
 elif [ -x node_modules/.bin/ovsx ]; then OVSX_CMD=("$PWD/node_modules/.bin/ovsx")
@@ -52,6 +73,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "release: dry run (${missing[*]} not set): the packages pass; with both tokens this would run:"
   for f in "${files[@]}"; do echo "  vsce publish --packagePath $f"; done
   for f in "${files[@]}"; do echo "  ovsx publish $f"; done
+  echo "  $CLAUDE plugin tag --push claude-plugin     (the plugin, team-inbox--v$version)"
   exit 0
 fi
 
@@ -66,3 +88,5 @@ for f in "${files[@]}"; do
   "${OVSX_CMD[@]}" publish "$f"
 done
 echo "release: published ${#files[@]} packages to both registries" >&2
+echo "release: $CLAUDE plugin tag --push claude-plugin" >&2
+"$CLAUDE" plugin tag --push claude-plugin

@@ -45,8 +45,8 @@ for step in "${steps[@]}"; do
   case $step in
     lint)
       echo "== lint and types"
-      .venv/bin/ruff check sidecar tests bench
-      .venv/bin/ruff format --check sidecar tests bench scripts
+      .venv/bin/ruff check sidecar tests bench claude-plugin
+      .venv/bin/ruff format --check sidecar tests bench scripts claude-plugin
       .venv/bin/mypy
       echo "== TypeScript: types, eslint, prettier and unit tests"
       npm ci --silent

@@ -20,6 +20,7 @@ import { createTasksView, TasksProvider } from './tasksView';
 import { TeamsMemo } from './teamsMemo';
 import { registerTeamViews } from './teamView/teamPanel';
 import { registerLmTools } from './lmTools';
+import { registerClaudePlugin } from './claudePlugin';
 import { McpDefinitions, registerMcpDefinition } from './mcpDefinition';
 import { registerPermissions } from './permissions';
 
@@ -109,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
   const { defs: mcp, disposables: mcpParts } = registerMcpDefinition(sidecar, context, log);
   context.subscriptions.push(...mcpParts);
   context.subscriptions.push(...registerPermissions(sidecar, context.extensionPath, log));
+  context.subscriptions.push(registerClaudePlugin(context, log));
   context.subscriptions.push(...registerChangeView(sidecar, line => log.info(line)));
   const restart = (why: string) => {
     log.info(`${why}: restarting the sidecar`);

@@ -172,6 +172,13 @@ export class McpDefinitions implements vscode.Disposable {
     );
     if (ok) {
       this.log.info(`the MCP SDK is installed in ${this.libs}`);
+      // Claude Code's way to the same server is the plugin; its launcher finds this SDK too
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t(
+          'Team Inbox: the MCP SDK is installed. For Claude Code, the plugin is the way now ' +
+            '(Team Inbox: Install the Claude Code Plugin): it runs this server with this SDK.',
+        ),
+      );
       this.changed.fire();
     }
     return ok;

@@ -201,7 +201,12 @@ async function install(sidecar: SidecarClient, extensionPath: string): Promise<v
   const res = await runHook(sidecar, extensionPath, ['install', '--yes', ...which.args, ...target]);
   if (res.code === 0) {
     const what = which.name === 'record hook' ? 'Record hook' : 'Permission hook';
-    void vscode.window.showInformationMessage(plain(`${what} added to ${plan.settings}.`));
+    void vscode.window.showInformationMessage(
+      plain(
+        `${what} added to ${plan.settings}. The Claude Code plugin is the way now ` +
+          '(Team Inbox: Install the Claude Code Plugin): it brings both hooks and the MCP server in one install.',
+      ),
+    );
   } else void vscode.window.showErrorMessage(plain(res.err.trim() || 'teaminbox hook install failed'));
 }
 

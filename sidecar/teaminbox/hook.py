@@ -7,11 +7,14 @@ Claude Code, each opt-in.
   code are imported by the other actions alone.
 - `run --wait N`: the `PermissionRequest` hook (hook_run.py).
 - `install [--record]`, `remove [--record]`, `status`: a Claude settings file
-  (hook_settings.py).
+  (hook_settings.py). The Claude Code plugin (claude-plugin/) is the way now: install
+  refuses while it is enabled, and the plugin's hooks stand aside for a settings entry
+  (`in_settings`, which its launcher asks).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +43,14 @@ def main_cli(args: argparse.Namespace, say: Any) -> int:
     if args.hook_action == "run":
         return hook_run.run(max(0.0, args.wait))
     return hook_settings.act(args, say, hook_run.sockets)
+
+
+def in_settings(project: str | None, env: Any = None, event: str = "PermissionRequest") -> bool:
+    """Whether the settings hold our `event` entry (hook_settings.in_settings): the plugin's
+    launcher asks this module, the one every version has."""
+    from . import hook_settings  # noqa: PLC0415 - the record hook starts without it
+
+    return hook_settings.in_settings(project, os.environ if env is None else env, event)
 
 
 def main(argv: list[str] | None = None) -> int:

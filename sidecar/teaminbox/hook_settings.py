@@ -7,7 +7,8 @@ matcher `SendMessage` (`python -m teaminbox.hook record`: each send kept in the 
 Install adds one entry, with an explicit `timeout`, merged into what is there (an entry
 of ours of that kind replaced, never a second); remove takes out only entries of ours; an
 entry is ours only in the exact shape install writes; a file that does not parse is
-never written.
+never written. The Claude Code plugin (claude-plugin/) is the way now: install refuses while
+it is enabled (claude_plugin.py), and the plugin's hooks stand aside for an entry here.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import teaminbox
+
+from . import claude_plugin
 
 if TYPE_CHECKING:  # the command line's alone
     import argparse
@@ -188,6 +191,21 @@ def installed(doc: dict[str, Any] | None, path: str, event: str = PERMISSION) ->
     return [g for g in _groups(doc, path, event) if _ours(g, event)] if doc else []
 
 
+def in_settings(
+    project: str | None, env: Mapping[str, str] = os.environ, event: str = PERMISSION
+) -> bool:
+    """Whether our `event` entry is in the user's settings or `project`'s local ones (the
+    plugin's hook then stands aside: one prompt offered once, one send recorded once)."""
+    paths = [settings_path(None, env)] + ([settings_path(project, env)] if project else [])
+    for path in paths:
+        try:
+            if installed(load(path), path, event):
+                return True
+        except (OSError, SettingsError):
+            continue
+    return False
+
+
 def with_entry(
     doc: dict[str, Any] | None, path: str, new: dict[str, Any], event: str = PERMISSION
 ) -> dict[str, Any]:
@@ -280,12 +298,19 @@ def act(args: argparse.Namespace, say: Any, sockets: Callable[[], list[str]]) ->
         say(f"teaminbox: {err}", err=True)
         return 1
     event = RECORD if getattr(args, "record", False) else PERMISSION
+    plugin = claude_plugin.enabled_in(getattr(args, "project", None))
     if action == "status":
         mine = installed(doc, path)
         recording = installed(doc, path, RECORD)
         socks = sockets()
         if args.json:
-            body = {"settings": path, "installed": mine, "record": recording, "sidecars": socks}
+            body = {
+                "settings": path,
+                "installed": mine,
+                "record": recording,
+                "sidecars": socks,
+                "plugin": plugin,
+            }
             say(json.dumps(body, indent=2))
         else:
             say(f"{path}: {'installed' if mine else 'not installed'}")
@@ -295,6 +320,11 @@ def act(args: argparse.Namespace, say: Any, sockets: Callable[[], list[str]]) ->
             for g in recording:
                 say(f"  {json.dumps(g)}")
             say(f"sidecars listening: {len(socks)}")
+            say(
+                f"Claude Code plugin {claude_plugin.PLUGIN_ID}: enabled in {plugin}"
+                if plugin
+                else f"Claude Code plugin {claude_plugin.PLUGIN_ID}: not enabled"
+            )
         return 0
     if action == "remove":
         mine = installed(doc, path, event)
@@ -306,6 +336,16 @@ def act(args: argparse.Namespace, say: Any, sockets: Callable[[], list[str]]) ->
             say(f"{path}: removed {len(mine)} entr{'y' if len(mine) == 1 else 'ies'}")
         return 0
     # install
+    if plugin:
+        say(
+            f"teaminbox: the Team Inbox plugin for Claude Code is enabled in {plugin}: its"
+            " hooks already offer teammates' prompts to VS Code and record their sends; nothing"
+            " written (the same hook twice would run twice)."
+            f" `claude plugin disable {claude_plugin.PLUGIN_ID}` first to use a settings entry"
+            " instead.",
+            err=True,
+        )
+        return 1
     if event == PERMISSION and not 1 <= args.wait <= 3600:
         say("teaminbox: --wait must be between 1 and 3600 seconds", err=True)
         return 1
@@ -315,6 +355,7 @@ def act(args: argparse.Namespace, say: Any, sockets: Callable[[], list[str]]) ->
         plan: dict[str, Any] = {"settings": path, "event": event, "adds": new}
         say(json.dumps(plan, indent=2) if args.json else shown)
         return 0
+    say(f"teaminbox: the Claude Code plugin is the way now: {claude_plugin.INSTALL_HINT}", err=True)
     if not args.yes:
         say(f"This adds to {path}:\n{shown}")
         if not sys.stdin.isatty():

@@ -72,6 +72,12 @@ def check(path: pathlib.Path) -> list[str]:
         "extension/dist/extension.js",
         "extension/dist/teamView.js",
         "extension/dist/teamView.css",
+        "extension/.claude-plugin/marketplace.json",
+        "extension/claude-plugin/.claude-plugin/plugin.json",
+        "extension/claude-plugin/hooks/hooks.json",
+        "extension/claude-plugin/.mcp.json",
+        "extension/claude-plugin/bin/teaminbox-plugin",
+        "extension/claude-plugin/bin/launch.py",
     ):
         if need not in names:
             errors.append(f"missing {need}")

@@ -23,6 +23,9 @@ LIBS = "extension/bundled/libs/"
 TAG = sys.implementation.cache_tag
 TARGETS = ("universal", "linux-x64", "linux-arm64", "alpine-x64", "darwin-x64", "darwin-arm64",
            "win32-x64")  # fmt: skip
+PLUGIN_FILES = (".claude-plugin/marketplace.json", "claude-plugin/.claude-plugin/plugin.json",
+                "claude-plugin/hooks/hooks.json", "claude-plugin/.mcp.json",
+                "claude-plugin/bin/teaminbox-plugin", "claude-plugin/bin/launch.py")  # fmt: skip
 README = "# Team Inbox\n\n" + "See and steer every agent team on your machine from VS Code. " * 6
 
 
@@ -82,6 +85,8 @@ def vsix(
         z.writestr("extension/dist/teamView.js", "")  # the team view's bundle (check_vsix)
         z.writestr("extension/dist/teamView.css", "")
         z.writestr("extension/extension/media/icon.png", png(128, 128) if icon is None else icon)
+        for f in PLUGIN_FILES:  # the Claude Code plugin (teamInbox.installPlugin copies it out)
+            z.writestr(f"extension/{f}", "{}")
         for module in ("__main__", "orjson_standin"):  # the sources and their bytecode
             z.writestr(f"{LIBS}teaminbox/{module}.py", "")
             z.writestr(f"{LIBS}teaminbox/__pycache__/{module}.{TAG}.pyc", hash_pyc(b""))
@@ -117,6 +122,7 @@ def hash_pyc(source: bytes) -> bytes:
 def release(tmp: Path, files: list[Path], **tokens: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("VSCE_PAT", "OVSX_PAT")}
     env |= {"VSCE": str(stand_in(tmp, "vsce")), "OVSX": str(stand_in(tmp, "ovsx")), **tokens}
+    env["CLAUDE"] = str(stand_in(tmp, "claude"))  # validates and tags the plugin: recorded only
     env["PYTHON"] = sys.executable  # check_vsix.py wants this Python's bytecode (TAG)
     return subprocess.run(
         ["bash", str(SCRIPT), *map(str, files)],
@@ -146,7 +152,13 @@ def test_dry_run_checks_and_says_what_it_would_do(tmp_path: Path, packages: list
     for f in packages:
         assert f"  vsce publish --packagePath {f}\n" in p.stdout
         assert f"  ovsx publish {f}\n" in p.stdout
+    assert "plugin tag --push claude-plugin" in p.stdout
     assert calls(tmp_path, "vsce") == calls(tmp_path, "ovsx") == []
+    # the plugin is validated before anything, and not tagged in a dry run
+    assert [c.split(" |")[0] for c in calls(tmp_path, "claude")] == [
+        "plugin validate --strict claude-plugin",
+        "plugin validate --strict .",
+    ]
 
 
 def test_one_token_publishes_nowhere(tmp_path: Path, packages: list[Path]) -> None:
@@ -163,6 +175,7 @@ def test_both_tokens_publish_every_package_to_both(tmp_path: Path, packages: lis
     assert calls(tmp_path, "vsce") == [f"publish --packagePath {f} {env}" for f in packages]
     assert calls(tmp_path, "ovsx") == [f"publish {f} {env}" for f in packages]
     assert "secret" not in (tmp_path / "vsce.calls").read_text()  # never on a command line
+    assert calls(tmp_path, "claude")[-1].startswith("plugin tag --push claude-plugin |")
 
 
 def test_a_missing_target_publishes_nothing(tmp_path: Path, packages: list[Path]) -> None:
