@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from teaminbox import claude_plugin, hook
+from teaminbox import claude_plugin, hook, hook_settings
 
 TEAMINBOX = Path(sys.executable).parent / "teaminbox"
 
@@ -78,12 +78,22 @@ def test_in_settings_sees_our_entry_in_the_users_or_the_projects_settings(tmp_pa
     env = {"HOME": str(tmp_path)}
     project = tmp_path / "proj"
     assert hook.in_settings(str(project), env) is False
-    local = Path(hook.settings_path(str(project), env))
-    write(local, hook.with_entry(None, str(local), hook.entry(30)))
+    local = Path(hook_settings.settings_path(str(project), env))
+    write(local, hook_settings.with_entry(None, str(local), hook_settings.entry(30)))
     assert hook.in_settings(str(project), env) is True
     assert hook.in_settings(str(tmp_path / "elsewhere"), env) is False
-    write(settings(tmp_path), hook.with_entry(None, str(settings(tmp_path)), hook.entry(30)))
+    write(
+        settings(tmp_path),
+        hook_settings.with_entry(None, str(settings(tmp_path)), hook_settings.entry(30)),
+    )
     assert hook.in_settings(str(tmp_path / "elsewhere"), env) is True
+    # the record hook is asked for by its event, and is not there
+    assert hook.in_settings(str(tmp_path / "elsewhere"), env, "PostToolUse") is False
+    record = hook_settings.with_entry(
+        None, str(local), hook_settings.record_entry(), hook_settings.RECORD
+    )
+    write(local, record)
+    assert hook.in_settings(str(project), env, "PostToolUse") is True
     # one that does not parse: not ours, and no error
     settings(tmp_path).write_text("{")
     assert hook.in_settings(str(tmp_path / "elsewhere"), env) is False
