@@ -15,7 +15,7 @@ from support.lsp_wire import EXIT, INITIALIZED, Messages, frame, initialize, req
 from support.world import make_team
 from teaminbox.server import build
 from teaminbox.server.lsp import LspServer, handle
-from teaminbox.server.router import LOAD_AFTER, initialize_result
+from teaminbox.server.router import initialize_result
 
 SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
 
@@ -23,9 +23,13 @@ SIDECAR = Path(__file__).resolve().parents[2] / "sidecar"
 # whether pygls was imported when it was written.
 RUN = textwrap.dedent(
     """
-    import asyncio, json, sys
+    import asyncio, json, os, sys
     from teaminbox.server import build
+    from teaminbox.server import router as router_module
     from teaminbox.server.router import Router
+
+    if os.environ.get("TI_LOAD_AFTER"):  # a case that needs a longer wait than a busy machine's
+        router_module.LOAD_AFTER = float(os.environ["TI_LOAD_AFTER"])
 
     out = []
 
@@ -55,6 +59,11 @@ RUN = textwrap.dedent(
                 await wait(step["wait"])
             elif "sleep" in step:
                 await asyncio.sleep(step["sleep"])
+            elif "until_loaded" in step:  # pygls handed over, within a deadline
+                for _ in range(int(step["until_loaded"] * 100)):
+                    if router.lsp is not None:
+                        break
+                    await asyncio.sleep(0.01)
             elif "started" in step:  # whether the core has started (its tracker is made)
                 out.append({"msg": {}, "started": router.core.tracker is not None})
             else:
@@ -67,12 +76,17 @@ RUN = textwrap.dedent(
 )
 
 
-def run(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+def run(
+    steps: list[dict[str, Any]], load_after: float | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    env = {"PYTHONPATH": str(SIDECAR), "PATH": "/usr/bin:/bin"}
+    if load_after is not None:
+        env["TI_LOAD_AFTER"] = str(load_after)
     done = subprocess.run(
         [sys.executable, "-c", RUN, json.dumps(steps)],
         capture_output=True,
         text=True,
-        env={"PYTHONPATH": str(SIDECAR), "PATH": "/usr/bin:/bin"},
+        env=env,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -129,20 +143,23 @@ def test_pygls_loads_a_while_after_the_first_answer_unasked(tmp_path: Path) -> N
     message that needs it: the follow-up requests are the core's."""
     root = tmp_path / "teams"
     make_team(root, "alpha", ["team-lead", "tester"])
-    soon = LOAD_AFTER / 4
+    # A longer wait than the server's own, so that a busy machine's pause between two
+    # requests never reaches it; then pygls comes by itself, within a deadline.
+    load_after = 8.0
     out, loaded = run(
         [
             init(root),
             INITIALIZED,
             request(2, "teamInbox/teams"),
             {"wait": 2},
-            {"sleep": soon},
+            {"sleep": 0.25},
             request(3, "teamInbox/teams"),
             {"wait": 3},
-            {"sleep": LOAD_AFTER + 3},
+            {"until_loaded": load_after + 60},
             request(4, "teamInbox/teams"),
             {"wait": 4},
-        ]
+        ],
+        load_after=load_after,
     )
     assert not by_id(out, 2)["pygls"] and not by_id(out, 3)["pygls"]
     assert loaded and by_id(out, 4)["pygls"]
