@@ -338,3 +338,26 @@ test('member rows: a step is text on one line, cut with "…"', () => {
   const short = stepText(evil, NOW, 60);
   assert.equal(short.length, 60);
 });
+
+test('a gap: a warning row in the inbox and the conversation, its text as written, no message actions', () => {
+  const text = 'Team Inbox was not reading from 14:02:10 to 14:02:12; messages may be missing';
+  const gap = msg({
+    id: 'gap-1',
+    type: 'gap',
+    from: 'Team Inbox',
+    fromName: 'Team Inbox',
+    text,
+    read: true,
+    archived: true,
+    inbox: 'worker',
+    gap: { start: 1796031730, end: 1796031732 },
+  });
+  const row = messageRow(gap, true, NOW);
+  assert.equal(row.icon, 'warning');
+  assert.equal(row.description, text);
+  assert.equal(row.contextValue, 'gap');
+  const conv = conversationRow(gap, NOW);
+  assert.equal(conv.label, 'Team Inbox · worker');
+  assert.equal(conv.contextValue, 'gap');
+  assert.notEqual(messageRow(msg(), false, NOW).contextValue, 'gap');
+});

@@ -162,6 +162,7 @@ def test_the_server_s_features_keep_their_declared_order() -> None:
             "permissions",
             "attention",
             "tools",
+            "gaps",
         ]
     )
     for before in ("notify", "activity", "permissions"):

@@ -80,6 +80,15 @@ CREATE TABLE IF NOT EXISTS task_boards (
 CREATE TRIGGER IF NOT EXISTS task_boards_forget AFTER DELETE ON teams BEGIN
     DELETE FROM task_boards WHERE team = old.id;
 END;
+CREATE TABLE IF NOT EXISTS reading (
+    team TEXT NOT NULL,
+    inbox TEXT NOT NULL,
+    until REAL NOT NULL,
+    PRIMARY KEY (team, inbox)
+);
+CREATE TRIGGER IF NOT EXISTS reading_forget AFTER DELETE ON teams BEGIN
+    DELETE FROM reading WHERE team = old.id;
+END;
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );
