@@ -86,11 +86,12 @@ class World:
         env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR",)}
         return {**env, "HOME": str(self.home), "TEAMINBOX_ROOTS": ""}
 
-    def sidecar(self, nice: int = 0) -> Sidecar:
+    def sidecar(self, nice: int = 0, **extra: Any) -> Sidecar:
         init = {
             "defaultRoots": False,
             "roots": [f"claude={self.home / '.claude' / 'teams'}"],
             "historyPath": str(self.history),
+            **extra,
         }
         s = Sidecar(self.env(), init, self.tmp / "sidecar.log", nice)
         self.sidecars.append(s)
@@ -113,12 +114,12 @@ class World:
         spec = {"inbox": str(self.inbox), "transcript": str(self.lead_transcript)}
         return self.node("lead", {**spec, "pollMs": LEAD_POLL_MS, "sessionId": SID, "cwd": CWD})
 
-    def sends(self, tag: str) -> Iterator[dict[str, Any]]:
+    def sends(self, tag: str, count: int = COUNT) -> Iterator[dict[str, Any]]:
         """The teammate's sends, each as it is made."""
         spec = {
             "inbox": str(self.inbox),
             "transcript": str(self.transcript),
-            "count": COUNT,
+            "count": count,
             "everyMs": EVERY_MS,
             "from": "helper",
             "color": "blue",
@@ -236,6 +237,31 @@ def test_killed_for_the_middle_third(world: World) -> None:
     check(world, sent)
 
 
+def spanning(found: list[dict[str, Any]], stopped: float, resumed: float) -> dict[str, Any] | None:
+    """The gap that holds the whole stop, if one does."""
+    return next(
+        (g for g in found if g["gap"]["start"] <= stopped and g["gap"]["end"] >= resumed), None
+    )
+
+
+def test_without_transcripts_a_stop_shows_a_gap(world: World) -> None:
+    """The same team with transcripts not read: what the lead pruned during a stop is
+    nowhere else, and the record says so."""
+    s = world.sidecar(readTranscripts=False)
+    world.ready()
+    world.lead()
+    stopped = resumed = 0.0
+    for send in world.sends("untold", count=60):
+        if send["seq"] == 20:
+            s.pause()
+            stopped = time.time()
+            time.sleep(2.0)  # the stop itself
+            resumed = time.time()
+            s.resume()
+    gap = until(lambda: spanning(gaps(world.history, TID), stopped, resumed), "the gap")
+    assert gap["inbox"] == "team-lead" and gap["type"] == "gap"
+
+
 # --- the gap: a file-bus inbox its reader consumes, nothing else keeping what it read
 
 LEAD = "lead@auth-refactor"
@@ -279,9 +305,8 @@ def test_a_file_bus_read_while_stopped_shows_a_gap(tmp_path: Path) -> None:
         time.sleep(max(0.0, stopped + 2.0 - time.time()))  # the stop lasts 2 s
         resumed = time.time()
         s.resume()
-        (gap,) = until(lambda: gaps(history, BUS_TEAM), "the gap")
+        gap = until(lambda: spanning(gaps(history, BUS_TEAM), stopped, resumed), "the gap")
         assert gap["inbox"] == BUS_INBOX and gap["type"] == "gap"
-        assert gap["gap"]["start"] <= stopped and gap["gap"]["end"] >= resumed
         assert gap["text"] == gap_text(gap["gap"]["start"], gap["gap"]["end"])
     finally:
         s.close()

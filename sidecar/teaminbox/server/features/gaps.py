@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the engine and features load without pygls
 log = logging.getLogger("teaminbox")
 WAKE_SECONDS = 0.25  # the watch thread's pace: a stall is a wake this much later and more
 NOTE_SECONDS = 2.0  # the history's "read until" moved on this often
-COVER_SECONDS = 60.0  # whether a team's transcripts are there, looked at again this often
+COVER_SECONDS = 60.0  # transcripts not found: looked for again this often
 
 Key = tuple[str, str]  # team id, inbox
 
@@ -59,8 +59,8 @@ class Gaps(Feature):
         """Do the team's session transcripts keep what its inboxes lose (they are there)?"""
         tid = r.team.id
         known = self.covered.get(tid)
-        if known is not None and now - known[1] < COVER_SECONDS:
-            return known[0]
+        if known is not None and (known[0] or now - known[1] < COVER_SECONDS):
+            return known[0]  # found once: a session's transcripts stay
         spec = spec_of(r) if self.server.options.read_transcripts else None
         found = spec is not None and (
             find_lead_transcript(spec.projects, spec.cwd, spec.session_id) is not None
