@@ -21,7 +21,7 @@ from ...discovery import Roster
 from ...gaps import GAP_SECONDS, gap_message, unread_while
 from ...tracker import Change, Tracker
 from ...transcripts.paths import find_lead_transcript
-from ..feature import Feature
+from ..feature import Feature, Outgoing
 from .activity.spec import spec_of
 
 if TYPE_CHECKING:  # the engine and features load without pygls
@@ -51,6 +51,7 @@ class Gaps(Feature):
         super().__init__(server)
         self.covered: dict[str, tuple[bool, float]] = {}  # team -> (its transcripts, looked)
         self.started_at: float | None = None  # the state thread: the start's check done
+        self.risky: tuple[dict[Key, str], float] | None = None  # at_risk's, and when made
         self._stop = threading.Event()
 
     # --- which inboxes (the state thread)
@@ -69,7 +70,10 @@ class Gaps(Feature):
         return found
 
     def at_risk(self, tracker: Tracker, now: float) -> dict[Key, str]:
-        """The inboxes read now whose reader takes messages away unkept: their paths."""
+        """The inboxes read now whose reader takes messages away unkept: their paths (made
+        again when the teams change, and now and then for transcripts that appeared)."""
+        if self.risky is not None and now - self.risky[1] < COVER_SECONDS:
+            return self.risky[0]
         out: dict[Key, str] = {}
         for tid, r in tracker.rosters.items():
             if not r.team.fmt.takes_away:
@@ -78,6 +82,7 @@ class Gaps(Feature):
                 state = tracker.inboxes.get((tid, m.inbox))
                 if m.consumed and state is not None and not self._covered(r, now):
                     out[(tid, m.inbox)] = state.path
+        self.risky = (out, now)
         return out
 
     # --- hooks
@@ -89,6 +94,11 @@ class Gaps(Feature):
 
     def stopping(self) -> None:
         self._stop.set()
+
+    def publish(self, teams_changed: bool, changes: list[Change]) -> Outgoing:
+        if teams_changed:
+            self.risky = None
+        return []
 
     # --- the state thread's steps
 
@@ -140,11 +150,14 @@ class Gaps(Feature):
         last = noted = time.time()
         while not self._stop.wait(WAKE_SECONDS):
             now = time.time()
-            if now - last > GAP_SECONDS + WAKE_SECONDS:
-                loop.call_soon_threadsafe(self._spawn, partial(self._stalled, last, now))
-            if now - noted >= NOTE_SECONDS:
-                noted = now
-                loop.call_soon_threadsafe(self._spawn_note)
+            try:
+                if now - last > GAP_SECONDS + WAKE_SECONDS:
+                    loop.call_soon_threadsafe(self._spawn, partial(self._stalled, last, now))
+                if now - noted >= NOTE_SECONDS:
+                    noted = now
+                    loop.call_soon_threadsafe(self._spawn_note)
+            except RuntimeError:  # the loop is closed: the server is gone
+                return
             last = now
 
     def _spawn(self, step: partial[tuple[bool, list[Change]]]) -> None:
