@@ -3,14 +3,22 @@ when each inbox was read)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
+from teaminbox.discovery import Settings
 from teaminbox.formats import get
 from teaminbox.gaps import GAP_SECONDS, gap_message, gap_text, unread_while
 from teaminbox.history import History
+from teaminbox.protocol import InitializationOptions
 from teaminbox.render import description, wire_converter
+from teaminbox.server.core import TeamInboxServer
+from teaminbox.server.features.gaps import Gaps
 from teaminbox.server.tools import message_out
+from teaminbox.tracker import Tracker
 
 T0 = time.mktime((2026, 12, 7, 14, 2, 10, 0, 0, -1))  # local time, as the text says it
 
@@ -64,3 +72,67 @@ def test_reading_is_noted_and_never_moves_back(tmp_path: Path) -> None:
 def test_which_formats_take_messages_away() -> None:
     assert get("claude").takes_away and get("filebus").takes_away
     assert not get("pseudoclaude").takes_away  # it marks read and keeps every entry
+
+
+# --- finding them: the feature's steps on a real tracker over a file bus (no server loop)
+
+BUS_CODER = "coder@auth-refactor"
+BUS_INBOX = "coder_auth-refactor"
+
+
+def bus_world(tmp_path: Path) -> tuple[Tracker, Gaps, tuple[str, str], Path]:
+    project = tmp_path / "auth-refactor"
+    folder = project / ".team" / "inbox" / BUS_INBOX
+    folder.mkdir(parents=True)
+    (project / ".team" / "inbox" / "lead_auth-refactor").mkdir()
+    tracker = Tracker(
+        Settings.build([str(project)], defaults=False), History(str(tmp_path / "h.db"))
+    )
+    tracker.scan()
+    server = cast(
+        TeamInboxServer, SimpleNamespace(tracker=tracker, options=InitializationOptions())
+    )
+    (tid,) = tracker.rosters
+    return tracker, Gaps(server), (tid, BUS_INBOX), folder
+
+
+def touch(folder: Path, at: float) -> None:
+    os.utime(folder, (at, at))
+
+
+def test_a_start_after_a_change_unread_shows_a_gap_and_one_with_no_note_none(
+    tmp_path: Path,
+) -> None:
+    tracker, gaps, key, _ = bus_world(tmp_path / "first")
+    now = time.time()
+    assert gaps._at_start(tracker) == (False, [])  # never read before: nothing to say
+    assert (tracker.history.read_until(*key) or 0) >= now  # noted from now on
+
+    tracker, gaps, key, folder = bus_world(tmp_path / "untouched")
+    tracker.history.reading([key], now - 60)  # a sidecar read it until a minute ago
+    touch(folder, now - 90)  # and nothing came or went since
+    assert gaps._at_start(tracker) == (False, [])
+
+    tracker, gaps, key, folder = bus_world(tmp_path / "changed")
+    tracker.history.reading([key], now - 60)
+    touch(folder, now - 30)  # changed while nobody read
+    _, (change,) = gaps._at_start(tracker)
+    (gap,) = change.diff.added
+    assert gap.gap is not None and gap.gap.start == now - 60 and gap.gap.end >= now
+
+
+def test_a_stall_shows_a_gap_only_where_the_inbox_changed_and_nobody_else_read(
+    tmp_path: Path,
+) -> None:
+    tracker, gaps, key, folder = bus_world(tmp_path)
+    gaps._at_start(tracker)
+    start, end = gaps.noted + 0.1, gaps.noted + 3
+    touch(folder, start - 10)  # untouched during the stall: nothing came or went
+    assert gaps._stalled(start, end, tracker) == (False, [])
+    tracker.history.reading([key], start + 1)  # another sidecar noted reading it meanwhile
+    touch(folder, start + 1)
+    assert gaps._stalled(start, end, tracker) == (False, [])
+    touch(folder, start + 6)
+    _, (change,) = gaps._stalled(start + 5, end + 5, tracker)  # changed, nobody read
+    assert [m.text for m in change.diff.added] == [gap_text(start + 5, end + 5)]
+    assert gaps._stalled(start + 5, end + 5, tracker) == (False, [])  # once

@@ -52,6 +52,7 @@ class Gaps(Feature):
         self.covered: dict[str, tuple[bool, float]] = {}  # team -> (its transcripts, looked)
         self.started_at: float | None = None  # the state thread: the start's check done
         self.risky: tuple[dict[Key, str], float] | None = None  # at_risk's, and when made
+        self.noted = 0.0  # this sidecar's last note of reading
         self._stop = threading.Event()
 
     # --- which inboxes (the state thread)
@@ -112,12 +113,15 @@ class Gaps(Feature):
             if until is not None and unread_while(until, now, _mtime(path)):
                 changes += self._record(tracker, key, until, now)
         tracker.history.reading(risky, now)
-        self.started_at = now
+        self.started_at = self.noted = now
         return False, changes
 
     def _stalled(self, start: float, end: float, tracker: Tracker) -> tuple[bool, list[Change]]:
         changes: list[Change] = []
         for key, path in self.at_risk(tracker, end).items():
+            other = tracker.history.read_until(*key)
+            if other is not None and other > max(self.noted, start):
+                continue  # another sidecar on this history read it meanwhile (it noted so)
             if unread_while(start, end, _mtime(path)):
                 changes += self._record(tracker, key, start, end)
         return False, changes
@@ -126,6 +130,7 @@ class Gaps(Feature):
         if self.started_at is not None:  # before it, the start's check needs the old note
             now = time.time()
             tracker.history.reading(self.at_risk(tracker, now), now)
+            self.noted = now
 
     def _record(self, tracker: Tracker, key: Key, start: float, end: float) -> list[Change]:
         tid, inbox = key
