@@ -1,10 +1,11 @@
 """Gaps: where nobody read an inbox whose reader takes messages away, and nothing else keeps
-them, the record says so (gaps.py). Three ways to find a time nobody read: at the start,
+them, the record says so (gaps.py). Two ways to find a time nobody read: at the start,
 since the history last noted reading the inbox (another sidecar on the same history keeps
 that note current); a wake of the watch thread far later than asked (the process stopped,
-starved or suspended, the clock moved on); both checked against the inbox's modification
-time, so an inbox nothing touched meanwhile shows none. A Claude team whose session
-transcripts are there shows none: its sends are recovered from them (activity/recover.py)."""
+starved or suspended, the clock moved on), unless another sidecar noted reading meanwhile.
+Both are checked against the inbox's modification time: one nothing touched shows none. A
+Claude team whose session transcripts are there shows none: its sends are recovered from
+them (activity/recover.py)."""
 
 from __future__ import annotations
 
