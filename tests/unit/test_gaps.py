@@ -136,3 +136,6 @@ def test_a_stall_shows_a_gap_only_where_the_inbox_changed_and_nobody_else_read(
     _, (change,) = gaps._stalled(start + 5, end + 5, tracker)  # changed, nobody read
     assert [m.text for m in change.diff.added] == [gap_text(start + 5, end + 5)]
     assert gaps._stalled(start + 5, end + 5, tracker) == (False, [])  # once
+    # another sidecar on this history, stalled with this one, says the same time once
+    assert gaps._stalled(start + 4.5, end + 4.8, tracker) == (False, [])
+    assert tracker.history.gaps(*key) == [(start + 5, end + 5)]

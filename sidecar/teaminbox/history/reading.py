@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import orjson
+
 from .store import Store, _key
 
 
@@ -29,3 +31,19 @@ class Reading(Store):
                 rows,
             )
         )
+
+    def gaps(self, team: str, inbox: str) -> list[tuple[float, float]]:
+        """The gaps an inbox's record holds (start, end): another sidecar on this history may
+        have said one already (two windows, one suspended machine)."""
+        rows = self.db.execute(
+            "SELECT body FROM messages WHERE team=? AND inbox=? AND id LIKE 'gap-%'",
+            (_key(team), _key(inbox)),
+        )
+        out: list[tuple[float, float]] = []
+        for (body,) in rows:
+            try:
+                gap = orjson.loads(body).get("gap")
+                out.append((float(gap["start"]), float(gap["end"])))
+            except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+                continue  # a message whose id only looks like a gap's
+        return out

@@ -138,6 +138,8 @@ class Gaps(Feature):
         state = tracker.inboxes.get(key)
         if state is None:
             return []
+        if any(s <= end and start <= e for s, e in tracker.history.gaps(tid, inbox)):
+            return []  # said already (another sidecar on this history stalled with this one)
         log.warning(
             "%s %s: not read for %.1f s while its reader takes messages away; a gap is shown",
             tid,
