@@ -43,6 +43,7 @@ function gapEl(v: ViewMessage): HTMLElement {
     'article',
     { class: 'msg kind-gap', role: 'note', tabindex: '0', 'data-key': v.key, 'aria-label': v.text },
     h('span', { class: 'gap-text', text: v.text }),
+    h('span', { class: 'to', text: `(${v.to}'s inbox)` }),
     timeEl(v),
   );
 }
