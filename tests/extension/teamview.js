@@ -325,8 +325,8 @@ test('UI: the whole history by scrolling up, a page at a time from the sidecar; 
     assert.equal((await domKeys()).at(-1), LONG - 1, 'newest at the bottom');
     // up to the top, a sidecar page at a time; the DOM keeps a window, not the history
     let maxDom = 0;
-    for (let i = 0; i < 20 && (await held()) < LONG; i++) {
-      const before = await held();
+    // `before` is the count the loop tested: a page that lands between two looks is no wait
+    for (let i = 0, before = await held(); i < 20 && before < LONG; i++, before = await held()) {
       await f.evaluate(() => { const t = document.querySelector('.thread'); t.scrollTop = 0; t.dispatchEvent(new Event('scroll')); });
       await poll('an older page', async () => (await held()) > before, 20000).catch(async e => {
         const s = await f.evaluate(() => ({ held: document.querySelector('.thread').dataset.messages, older: document.querySelector('.thread .older').textContent, top: document.querySelector('.thread').scrollTop }));
