@@ -45,6 +45,14 @@ export interface Description {
   task: string | null;
 }
 
+/** A time nobody read an inbox whose reader takes messages away unkept (gaps.py). */
+export interface Gap {
+  /** epoch seconds */
+  start: number;
+  /** epoch seconds */
+  end: number;
+}
+
 export interface Message {
   id: string;
   team: string;
@@ -69,6 +77,8 @@ export interface Message {
   delivery: string | null;
   /** from its sender's transcript: pruned before the file was read */
   recovered: boolean;
+  /** not a message: a time nothing read the inbox (text says so) */
+  gap: Gap | null;
   /** how it reads (render.description) */
   description: Description;
 }

@@ -287,8 +287,22 @@ function tipBody(msg: Message): string {
   return (msg.summary ? `${msg.summary}\n\n` : '') + words;
 }
 
+/** A gap: not a message but a time Team Inbox did not read the inbox (its text says so). */
+function gapRow(msg: Message): Row {
+  return {
+    label: 'Team Inbox',
+    description: msg.text,
+    tooltip: msg.text,
+    icon: 'warning',
+    color: 'list.warningForeground',
+    contextValue: 'gap',
+    collapsible: false,
+  };
+}
+
 /** `consumed`: an agent reads the inbox, so an unread entry is still undelivered. */
 export function messageRow(msg: Message, consumed = false, now: number = Date.now()): Row {
+  if (msg.gap) return gapRow(msg);
   const frame = frameKind(msg);
   const unread = !msg.seen && !msg.archived;
   const when = relativeTime(msg.timestamp, now);
@@ -322,6 +336,7 @@ export function messageRow(msg: Message, consumed = false, now: number = Date.no
 
 /** A row of a team's Conversation: sender → recipient inbox, the text, and whether it arrived. */
 export function conversationRow(msg: Message, now: number = Date.now()): Row {
+  if (msg.gap) return { ...gapRow(msg), label: `Team Inbox · ${msg.inbox}` };
   const frame = frameKind(msg);
   const delivery = deliveryState(msg);
   const when = relativeTime(msg.timestamp, now);

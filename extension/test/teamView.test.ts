@@ -118,6 +118,17 @@ test('frames become cards with their fields; plain messages carry their text', (
   assert.deepEqual(v.members, ['researcher', 'user']);
 });
 
+test('a gap is its own kind in the thread: its text plain, no card', () => {
+  const text = 'Team Inbox was not reading from 14:02:10 to 14:02:12; messages may be missing';
+  const v = viewMessage(
+    msg({ type: 'gap', from: 'Team Inbox', fromName: 'Team Inbox', text, gap: { start: 1, end: 3 } }),
+    team(),
+  );
+  assert.equal(v.kind, 'gap');
+  assert.equal(v.card, null);
+  assert.equal(v.text, text);
+});
+
 test('an empty Claude Code board says the task tools may be off', () => {
   assert.match(tasksNote(team(), []), /CLAUDE_CODE_ENABLE_TODO_TOOLS=1/);
 });

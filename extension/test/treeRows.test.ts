@@ -364,3 +364,26 @@ test('group rows: Conversation, Older messages, Ended, Needs attention', () => {
   const attention = attentionGroupRow(4);
   assert.deepEqual([attention.label, attention.description, attention.collapsible], ['Needs attention', '4', true]);
 });
+
+test('a gap: a warning row in the inbox and the conversation, its text as written, no message actions', () => {
+  const text = 'Team Inbox was not reading from 14:02:10 to 14:02:12; messages may be missing';
+  const gap = msg({
+    id: 'gap-1',
+    type: 'gap',
+    from: 'Team Inbox',
+    fromName: 'Team Inbox',
+    text,
+    read: true,
+    archived: true,
+    inbox: 'worker',
+    gap: { start: 1796031730, end: 1796031732 },
+  });
+  const row = messageRow(gap, true, NOW);
+  assert.equal(row.icon, 'warning');
+  assert.equal(row.description, text);
+  assert.equal(row.contextValue, 'gap');
+  const conv = conversationRow(gap, NOW);
+  assert.equal(conv.label, 'Team Inbox · worker');
+  assert.equal(conv.contextValue, 'gap');
+  assert.notEqual(messageRow(msg(), false, NOW).contextValue, 'gap');
+});

@@ -73,6 +73,14 @@ _DESCRIBED_AS_IT_LEAVES: Any = attrs.field(default=UNDESCRIBED, eq=False, repr=F
 
 
 @attrs.define
+class Gap:
+    """A time nobody read an inbox whose reader takes messages away unkept (gaps.py)."""
+
+    start: float  # epoch seconds
+    end: float  # epoch seconds
+
+
+@attrs.define
 class Message:
     id: str
     team: str
@@ -94,6 +102,7 @@ class Message:
     from_name: str | None = None  # the sender's member name, whichever spelling `from` used
     delivery: str | None = None  # in an agent's inbox: waiting | delivered | read
     recovered: bool = False  # from its sender's transcript: pruned before the file was read
+    gap: Gap | None = None  # not a message: a time nothing read the inbox (text says so)
     description: Description = _DESCRIBED_AS_IT_LEAVES  # how it reads (render.description)
 
 

@@ -10,7 +10,7 @@ const fs = require('fs');
 const http = require('http');
 const path = require('path');
 const { claudeTeam, iso } = require('./fixtures');
-const { appendClaude, readInbox } = require('./inboxWrite');
+const { appendClaude, readInbox, rewriteClaude } = require('./inboxWrite');
 const { HOME_DIR, useChromium, poll, shot, withWorkbench, quickInput, pickRow, palette } = require('./workbench');
 
 useChromium();
@@ -37,7 +37,7 @@ const HOSTILE = () => [
   '[run it](command:workbench.action.terminal.new)',
 ].join('\n\n');
 
-let tv, tvnote, tvend, tvlong;
+let tv, tvnote, tvend, tvlong, tvgap;
 const LONG = 1000; // five of the sidecar's pages (200), twenty of the view's (50)
 function writeTeams() {
   tv = claudeTeam(HOME_DIR, 'tv', {
@@ -62,6 +62,26 @@ function writeTeams() {
   tvlong = claudeTeam(HOME_DIR, 'tvlong', { user: Array.from({ length: LONG }, (_, i) => (
     { from: 'team-lead', text: `LONG-${String(i).padStart(4, '0')} an old message`, timestamp: iso((LONG - i) * 1000), read: true })) });
   tvend = claudeTeam(HOME_DIR, 'tvend', { user: [{ from: 'team-lead', text: 'ENDED-TEAM-MSG', timestamp: iso(5 * MIN), read: true }] });
+  // no session transcripts: what its lead prunes unseen is kept nowhere else
+  tvgap = claudeTeam(HOME_DIR, 'tvgap', { user: [{ from: 'team-lead', text: 'GAP-TEAM-MSG', timestamp: iso(5 * MIN), read: true }], researcher: [] });
+}
+
+/**
+ * This run's sidecars: each `teaminbox serve` whose HOME is this run's (never another run's);
+ * an earlier window's may still run beside this one's, on the same history.
+ */
+function sidecarPids() {
+  const pids = [];
+  for (const pid of fs.readdirSync('/proc').filter(p => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (!(cmd.includes('teaminbox') && cmd.includes('serve'))) continue;
+      if (fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${HOME_DIR}`)) pids.push(Number(pid));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }
 
 /** The team picker after the palette's Enter: its rows (not the palette's), then `name`. */
@@ -259,6 +279,36 @@ test('UI: the team view from the palette and from a notification; an ended team 
     await shot(page, 'teamview-notification.png');
   }));
 
+test('UI: a gap: the sidecar stopped while a lead pruned what nothing else keeps shows in the thread', { timeout: 180000 }, () =>
+  withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-gap.png', async page => {
+    await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
+    await palette(page, 'Team Inbox: Open Team View');
+    await page.keyboard.press('Enter');
+    await pickTeam(page, 'tvgap');
+    const f = await viewFrame(page, tvgap.id);
+    await poll('its message', async () => (await threadTexts(f)).some(t => t.includes('GAP-TEAM-MSG')));
+    // every sidecar of this run stopped: one still reading would have seen it (and says so)
+    const pids = sidecarPids();
+    assert.ok(pids.length > 0, 'the sidecar of this window');
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      // the lead's runner takes a message while nothing reads: written, then pruned
+      appendClaude(tvgap.inbox('researcher'), [{ from: 'team-lead', text: 'GAP-LOST-1', timestamp: new Date().toISOString(), read: false }]);
+      rewriteClaude(tvgap.inbox('researcher'), () => []);
+      await page.waitForTimeout(2000); // the stop itself
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    const said = /^Team Inbox was not reading from \d\d:\d\d:\d\d to \d\d:\d\d:\d\d; messages may be missing/;
+    await poll('the gap in the thread', async () => (await f.locator('.msg.kind-gap').count()) === 1, 30000);
+    const gap = f.locator('.msg.kind-gap'); // one, however many sidecars were stopped
+    assert.match(await gap.locator('.gap-text').textContent(), said);
+    assert.equal(await gap.locator('.to').textContent(), "(researcher's inbox)");
+    assert.equal(await gap.locator('a, img, strong').count(), 0, 'plain text');
+    assert.ok(!(await threadTexts(f)).some(t => t.includes('GAP-LOST-1')), 'the lost message is not there: the gap says so');
+    await shot(page, 'teamview-gap.png');
+  }));
+
 test('UI: the whole history by scrolling up, a page at a time from the sidecar; only a window of it in the DOM', { timeout: 240000 }, () =>
   withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-3.png', async page => {
     await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
@@ -275,8 +325,8 @@ test('UI: the whole history by scrolling up, a page at a time from the sidecar; 
     assert.equal((await domKeys()).at(-1), LONG - 1, 'newest at the bottom');
     // up to the top, a sidecar page at a time; the DOM keeps a window, not the history
     let maxDom = 0;
-    for (let i = 0; i < 20 && (await held()) < LONG; i++) {
-      const before = await held();
+    // `before` is the count the loop tested: a page that lands between two looks is no wait
+    for (let i = 0, before = await held(); i < 20 && before < LONG; i++, before = await held()) {
       await f.evaluate(() => { const t = document.querySelector('.thread'); t.scrollTop = 0; t.dispatchEvent(new Event('scroll')); });
       await poll('an older page', async () => (await held()) > before, 20000).catch(async e => {
         const s = await f.evaluate(() => ({ held: document.querySelector('.thread').dataset.messages, older: document.querySelector('.thread .older').textContent, top: document.querySelector('.thread').scrollTop }));

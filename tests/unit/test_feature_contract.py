@@ -163,6 +163,7 @@ def test_the_server_s_features_keep_their_declared_order() -> None:
             "attention",
             "tools",
             "spool",
+            "gaps",
         ]
     )
     for before in ("notify", "activity", "permissions"):

@@ -83,7 +83,7 @@ function nameOfInbox(team: Team | undefined, inbox: string): string {
 }
 
 export function viewMessage(msg: Message, team?: Team): ViewMessage {
-  const card = frameCard(msg);
+  const card = msg.gap ? null : frameCard(msg);
   const from = senderName(msg);
   const to = nameOfInbox(team, msg.inbox);
   const t = Date.parse(msg.timestamp);
@@ -97,7 +97,7 @@ export function viewMessage(msg: Message, team?: Team): ViewMessage {
     delivery: deliveryState(msg) ?? '',
     seen: msg.seen,
     members: [...new Set([from, to])],
-    kind: card ? 'frame' : 'message',
+    kind: msg.gap ? 'gap' : card ? 'frame' : 'message',
     text: card ? '' : (msg.text ?? ''),
     preview: messagePreview(msg, 120),
     card,

@@ -68,8 +68,8 @@ export interface ViewMessage {
   seen: boolean;
   /** the sender's member name and the recipient's, for the member filter */
   members: string[];
-  /** message | frame */
-  kind: 'message' | 'frame';
+  /** message | frame | gap (a time Team Inbox did not read the inbox: `text` says so, plain) */
+  kind: 'message' | 'frame' | 'gap';
   /** markdown source (rendered inert in the webview); empty for frames */
   text: string;
   /** the one-line description (render.ts) */

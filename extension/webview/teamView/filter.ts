@@ -4,7 +4,7 @@ import { state } from './host';
 
 export function hiddenByFilter(v: ViewMessage): boolean {
   if (state.member && !v.members.includes(state.member)) return true;
-  if (state.kind && v.kind !== state.kind) return true;
+  if (state.kind && v.kind !== state.kind && v.kind !== 'gap') return true; // a gap is no kind's
   const q = state.query.trim().toLowerCase();
   if (q && ![v.from, v.to, v.preview, v.text, v.card?.body ?? ''].some(s => s.toLowerCase().includes(q))) return true;
   return false;

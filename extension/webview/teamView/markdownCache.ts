@@ -30,7 +30,7 @@ const parser = document.createElement('template');
 /** The bodies of messages `vs` (undefined where a card has none): markdown-it's HTML of all of
  * them parsed at once, in an inert template (one parse a slice instead of one a message). */
 export function mdBodies(vs: ViewMessage[]): Array<HTMLElement | undefined> {
-  const withBody = vs.filter(v => !v.card || v.card.body);
+  const withBody = vs.filter(v => v.kind !== 'gap' && (!v.card || v.card.body));
   const htmls = withBody.map(v => mdHtml(v.key, mdSource(v)));
   parser.innerHTML = htmls.map(x => `<div class="body md">${x}</div>`).join('');
   let made = [...parser.content.children] as HTMLElement[];

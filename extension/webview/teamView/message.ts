@@ -37,7 +37,19 @@ function timeEl(v: ViewMessage): HTMLElement {
   return h('time', { title: v.exact, 'data-t': String(v.time), text: v.time ? relativeTime(v.time) : '' });
 }
 
+/** A gap: a notice across the thread, its text as text (no markdown). */
+function gapEl(v: ViewMessage): HTMLElement {
+  return h(
+    'article',
+    { class: 'msg kind-gap', role: 'note', tabindex: '0', 'data-key': v.key, 'aria-label': v.text },
+    h('span', { class: 'gap-text', text: v.text }),
+    h('span', { class: 'to', text: `(${v.to}'s inbox)` }),
+    timeEl(v),
+  );
+}
+
 export function messageEl(v: ViewMessage, body = mdBodies([v])[0]): HTMLElement {
+  if (v.kind === 'gap') return gapEl(v);
   const delivery = DELIVERY[v.delivery] ?? '';
   const head = h(
     'div',

@@ -92,6 +92,10 @@ def show_teams(teams: list[Team]) -> None:
 def show_message(msg: Message, r: Roster) -> None:
     """A header line, then a frame as the server describes it (its line, then its fields)
     or the text as written."""
+    if msg.gap is not None:  # not a message: a time nobody read the inbox
+        say(f"{msg.id}  {msg.timestamp}  ({msg.type})")
+        say(f"  {msg.text}")
+        return
     state = "archived" if msg.archived else "read" if msg.read else "UNREAD"
     state += ", recovered from its sender's transcript" if msg.recovered else ""
     who = f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"

@@ -64,6 +64,9 @@ class InboxFormat:
     compactable = False  # may read entries be pruned from the file (ids do not shift)
     has_read_flag = True  # entries carry `read`; else the person's "read" is the seen state
     drops_leavers = False  # the config forgets members who leave, their inbox files stay
+    # The reader of a consumed inbox removes what it takes (prunes, deletes): a message may
+    # come and go while nobody else reads the file (else it marks them read and keeps them).
+    takes_away = False
     default_identity: str | None = None  # the person's name when settings give none
     tasks: TaskBoard | None = None  # its task board (formats/tasks_base.py); None: it has none
     new_file_mode: int | None = None  # a new inbox's mode; None: 0666 & ~umask (Node's writeFile)

@@ -150,6 +150,7 @@ class ClaudeFormat(InboxFormat):
     name = "claude"
     drops_leavers = True
     compactable = True
+    takes_away = True  # delivered entries are pruned
     label = "Claude"
     default_identity: str | None = USER_INBOX
     colors = COLORS

@@ -49,6 +49,7 @@ class FileBusFormat(InboxFormat):
     name = "filebus"
     label = "File bus"
     has_read_flag = False  # a file per message, never rewritten: nothing to prune or mark
+    takes_away = True  # the reader deletes each file it reads
     default_identity: str | None = "user"
 
     # --- layout

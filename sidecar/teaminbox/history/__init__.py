@@ -6,7 +6,8 @@ here and never touches the agent's file. Full-text search runs on FTS5.
 
 One job a module: store.py owns the connection (opening, checks, writes that wait, read-only
 connections); messages.py, seen.py, search.py, teams.py, activity.py, boards.py and scans.py
-each keep one kind of record. `History` is all of them, on one connection.
+each keep one kind of record; reading.py, until when each inbox was read. `History` is all of
+them, on one connection.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 from .activity import Activity
 from .boards import TaskBoards
 from .messages import Messages
+from .reading import Reading
 from .scans import Scans
 from .search import (
     MAX_QUERY_CHARS,
@@ -43,7 +45,7 @@ __all__ = [
 ]
 
 
-class History(Messages, Seen, Search, Teams, Activity, TaskBoards, Scans, SpoolRead):
+class History(Messages, Seen, Search, Teams, Activity, TaskBoards, Scans, SpoolRead, Reading):
     """The history: one connection (`db`), used from one thread at a time (the server's
     state thread); a search reads through read-only connections of its own, from any thread."""
 

@@ -91,6 +91,15 @@ CREATE TABLE IF NOT EXISTS spool_read (
     offset INTEGER NOT NULL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS reading (
+    team TEXT NOT NULL,
+    inbox TEXT NOT NULL,
+    until REAL NOT NULL,
+    PRIMARY KEY (team, inbox)
+);
+CREATE TRIGGER IF NOT EXISTS reading_forget AFTER DELETE ON teams BEGIN
+    DELETE FROM reading WHERE team = old.id;
+END;
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
     sender, summary, text, content='messages', content_rowid='rowid'
 );

@@ -91,12 +91,16 @@ def message_out(raw: dict[str, Any], names: dict[str, str], state: bool = True) 
             "from": msg.from_name or names.get(msg.from_, msg.from_),
             "to": names.get(msg.to, msg.to),
             "time": msg.timestamp,
-            "delivery": delivery if state else None,
+            "delivery": delivery if state and msg.gap is None else None,
             "archived": msg.archived,  # no longer in its file (delivered and pruned, consumed)
             "type": msg.type,
             "summary": msg.summary,
             "frame": describe_message(msg) if msg.structured is not None else None,
             "text": msg.text,
+            # not a message: a time nobody read the inbox
+            "gap": None
+            if msg.gap is None
+            else {"from": _iso(msg.gap.start), "to": _iso(msg.gap.end)},
         }
     )
 

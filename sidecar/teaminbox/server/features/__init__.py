@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..feature import Feature
 from .activity import Transcripts
 from .attention import Attention
+from .gaps import Gaps
 from .inboxes import Inboxes
 from .maintenance import Maintenance
 from .marking import Marking
@@ -25,6 +26,7 @@ FEATURES: tuple[type[Feature], ...] = (
     Maintenance,
     Notify,
     Transcripts,
+    Gaps,
     Tasks,
     Attention,
     Permissions,
