@@ -139,6 +139,15 @@ def _blocks(msg: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 @attrs.define
+class Turn:
+    """An assistant turn's prompt: what the model's context held then."""
+
+    model: str
+    prompt: int  # input + cache read + cache write tokens
+    at: float | None
+
+
+@attrs.define
 class Answer:
     """The lead's first assistant text after the person wrote to it."""
 
@@ -164,6 +173,7 @@ class Stats:
         self.sends = SendLog()  # what its SendMessage calls wrote
         self.calls: OrderedDict[str, Call] = OrderedDict()  # without a result yet, oldest first
         self.written: list[Written] = []  # its successful file writes, oldest first
+        self.turn: Turn | None = None  # its last assistant turn with a usage
         self.rows = 0  # rows interpreted
 
     def feed(self, lines: list[bytes]) -> None:
@@ -246,6 +256,9 @@ class Stats:
             while len(self._recent) > RECENT_IDS:
                 self._recent.popitem(last=False)
         self.by_model.setdefault(model, Counts()).add(counts)
+        prompt = counts.prompt()
+        if prompt:  # Claude Code's own rows (`<synthetic>`) count none
+            self.turn = Turn(model, prompt, epoch(row.get("timestamp")))
         self._calls(row, msg)
         if row.get("isApiErrorMessage") or model == "<synthetic>":
             return  # "API Error: ..." shown by Claude Code itself: not the member's words
