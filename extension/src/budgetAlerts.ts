@@ -24,6 +24,7 @@ export class BudgetAlerts implements vscode.Disposable {
     private readonly cache: SidecarCache,
     private readonly memento: vscode.Memento,
     private readonly open: (team: string) => unknown,
+    private readonly log: (line: string) => void,
   ) {
     this.subs.push(
       cache.onDidChange(c => {
@@ -38,7 +39,8 @@ export class BudgetAlerts implements vscode.Disposable {
 
   check(): void {
     const done = this.memento.get<string[]>(DONE_KEY, []);
-    const due = dueAlerts(this.cache.teams, budgetsSetting(), new Set(done));
+    const budgets = budgetsSetting();
+    const due = dueAlerts(this.cache.teams, budgets, new Set(done));
     if (!due.length) return;
     const all = [...done, ...due.flat().map(a => a.key)];
     void this.memento.update(DONE_KEY, all.slice(-KEPT));
@@ -46,11 +48,16 @@ export class BudgetAlerts implements vscode.Disposable {
       const a = alerts[alerts.length - 1];
       const text = plain(alertText(a, teamDisplayName(a.team)));
       this.shown.push(text);
+      this.log(`budget alert: ${a.team.id} at ${a.level * 100} % of ${a.budget}`);
       const OPEN = 'Open Team';
-      const toast = a.level >= 1 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-      void toast(text, OPEN).then(c => {
-        if (c === OPEN) void this.open(a.team.id);
-      });
+      const shown =
+        a.level >= 1 ? vscode.window.showWarningMessage(text, OPEN) : vscode.window.showInformationMessage(text, OPEN);
+      shown.then(
+        c => {
+          if (c === OPEN) void this.open(a.team.id);
+        },
+        e => this.log(`budget alert: ${e}`),
+      );
     }
   }
 

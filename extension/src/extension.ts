@@ -107,8 +107,11 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     log,
   );
 
-  const budgets = new BudgetAlerts(cache, context.globalState, team =>
-    vscode.commands.executeCommand('teamInbox.openTeam', { team }),
+  const budgets = new BudgetAlerts(
+    cache,
+    context.globalState,
+    team => vscode.commands.executeCommand('teamInbox.openTeam', { team }),
+    line => log.info(line),
   );
   context.subscriptions.push(budgets);
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));

@@ -237,7 +237,7 @@ class Session:
             last = max(times) if times else None
             calls = [c for t in main.get(name, []) for c in t.stats.calls.values()]
             newest = max(calls, key=lambda c: c.at or 0.0, default=None)
-            turns = [t.stats.turn for t in main.get(name, []) if t.stats.turn is not None]
+            turns = [u for u in (t.stats.turn for t in main.get(name, [])) if u is not None]
             turn = max(turns, key=lambda u: u.at or 0.0, default=None)
             members[name] = Activity(
                 last_active=last,
