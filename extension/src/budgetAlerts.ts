@@ -19,6 +19,7 @@ export class BudgetAlerts implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   /** Every toast shown, in order: what tests read. */
   readonly shown: string[] = [];
+  private lastSaid = '';
 
   constructor(
     private readonly cache: SidecarCache,
@@ -27,8 +28,10 @@ export class BudgetAlerts implements vscode.Disposable {
     private readonly log: (line: string) => void,
   ) {
     this.subs.push(
+      // the first load fires no change: its teams come with their tokens
+      cache.onDidLoadTeams(() => this.check()),
       cache.onDidChange(c => {
-        if (c.kind === 'teams' || (c.kind === 'members' && c.teamRow)) this.check();
+        if (c.kind === 'teams' || c.kind === 'members') this.check();
       }),
       vscode.workspace.onDidChangeConfiguration(e => {
         if (e.affectsConfiguration(`${SECTION}.budgets`)) this.check();
@@ -41,6 +44,8 @@ export class BudgetAlerts implements vscode.Disposable {
     const done = this.memento.get<string[]>(DONE_KEY, []);
     const budgets = budgetsSetting();
     const due = dueAlerts(this.cache.teams, budgets, new Set(done));
+    const said = JSON.stringify(budgets);
+    if (said !== this.lastSaid) this.log(`teamInbox.budgets: ${(this.lastSaid = said)}`);
     if (!due.length) return;
     const all = [...done, ...due.flat().map(a => a.key)];
     void this.memento.update(DONE_KEY, all.slice(-KEPT));

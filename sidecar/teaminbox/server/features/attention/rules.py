@@ -91,10 +91,10 @@ def same_file(team: Team, changes: Sequence[FileChange]) -> list[AttentionItem]:
             for d in found[i + 1 :]:
                 if (d.time or 0.0) - (c.time or 0.0) > SAME_FILE_SECONDS:
                     break
-                pair = (c.member, d.member)
-                if c.member == d.member or tuple(sorted(pair)) in pairs:
+                pair = (min(c.member, d.member), max(c.member, d.member))
+                if c.member == d.member or pair in pairs:
                     continue
-                pairs.add((min(pair), max(pair)))
+                pairs.add(pair)
                 out.append(same_file_item(team, c, d, path, inbox_of.get(c.member)))
     return out
 
