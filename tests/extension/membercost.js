@@ -107,7 +107,7 @@ async function chooseTheme(page, theme) {
   await poll('the theme picker', async () => (await page.locator('.quick-input-list .monaco-list-row').count()) > 3, 30000);
   await quickInput(page).fill(theme);
   const row = page.locator('.quick-input-list .monaco-list-row')
-    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${theme}$`) }) }).first();
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${theme.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
   await row.waitFor({ timeout: 15000 });
   await row.click();
 }
@@ -187,8 +187,8 @@ test('UI: a member card and row with context and cost; the budget toasts; two ed
       s.textContent = 'waiting on you';
       li.append(s);
     });
-    // as the picker labels them
-    const themes = [['Light Modern', 'vs', 'light'], ['Dark Modern', 'vs-dark', 'dark'], ['Dark High Contrast', 'hc-black', 'hc']];
+    // as the picker labels them; Light+ is where the badge's white text sat on its pale yellow
+    const themes = [['Light Modern', 'vs', 'light'], ['Dark Modern', 'vs-dark', 'dark'], ['Light+', 'vs', 'light-plus'], ['Dark High Contrast', 'hc-black', 'hc']];
     for (const [theme, cls, name] of themes) {
       await chooseTheme(page, theme);
       await poll(`the ${name} theme`, () => page.evaluate(c => document.querySelector('.monaco-workbench')?.classList.contains(c), cls), 30000);
