@@ -155,6 +155,7 @@ export const ATTENTION_ICONS: Record<AttentionItem['kind'], string> = {
   permission: 'shield',
   stalled: 'warning',
   unanswered: 'comment-unresolved',
+  sameFile: 'files',
 };
 
 /** "5m" / "2h" / "3d" since epoch seconds. */

@@ -23,6 +23,7 @@ import { registerLmTools } from './lmTools';
 import { registerClaudePlugin } from './claudePlugin';
 import { McpDefinitions, registerMcpDefinition } from './mcpDefinition';
 import { registerPermissions } from './permissions';
+import { BudgetAlerts } from './budgetAlerts';
 
 /** Returned from activate(): the services, for tests and other extensions. */
 export interface TeamInboxApi {
@@ -43,6 +44,8 @@ export interface TeamInboxApi {
   memo: TeamsMemo;
   /** `teaminbox mcp` as VS Code's MCP server definition. */
   mcp: McpDefinitions;
+  /** The budget toasts. */
+  budgets: BudgetAlerts;
 }
 
 let current: SidecarClient | undefined;
@@ -105,6 +108,13 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     log,
   );
 
+  const budgets = new BudgetAlerts(
+    cache,
+    context.globalState,
+    team => vscode.commands.executeCommand('teamInbox.openTeam', { team }),
+    line => log.info(line),
+  );
+  context.subscriptions.push(budgets);
   context.subscriptions.push(cache.onDidLoadTeams(t => memo.write(t)));
   context.subscriptions.push(...registerLmTools(sidecar, cache, log));
   const { defs: mcp, disposables: mcpParts } = registerMcpDefinition(sidecar, context, log);
@@ -158,7 +168,22 @@ export function activate(context: vscode.ExtensionContext): TeamInboxApi {
     },
     e => log.warn(`watching the Python interpreter: ${e}`),
   );
-  return { sidecar, cache, marks, notifier, tree, view, tasks, messages, teams, maintenance, activatedAt, memo, mcp };
+  return {
+    sidecar,
+    cache,
+    marks,
+    notifier,
+    tree,
+    view,
+    tasks,
+    messages,
+    teams,
+    maintenance,
+    activatedAt,
+    memo,
+    mcp,
+    budgets,
+  };
 }
 
 /**

@@ -188,6 +188,16 @@ export interface Step {
   waiting: boolean;
 }
 
+/** A member's context: its last turn's prompt (input, cache reads, cache writes) against its model's window. */
+export interface ContextUse {
+  /** tokens */
+  used: number;
+  /** tokens: the model's context window (transcripts.tokens.context_window) */
+  window: number;
+  /** the model id its last turn named */
+  model: string;
+}
+
 /** What a member's session transcript says it is doing (Claude Code). */
 export interface Activity {
   /** epoch seconds of its transcript's last row */
@@ -201,6 +211,8 @@ export interface Activity {
   doing: Step | null;
   /** its successful file writes and edits read so far (teamInbox/changes) */
   changed: number;
+  /** its last turn's; null before its first */
+  context: ContextUse | null;
 }
 
 /** A file a member wrote or edited: a file call whose result was no error. */
@@ -500,9 +512,9 @@ export interface MemberStateParams {
 
 /** Something waiting on the person: a request nobody answered, a stalled member, a message. */
 export interface AttentionItem {
-  kind: "plan" | "permission" | "stalled" | "unanswered";
+  kind: "plan" | "permission" | "stalled" | "unanswered" | "sameFile";
   team: string;
-  /** who asks, who is stalled, who wrote */
+  /** who asks, who is stalled, who wrote; sameFile: the one that edited first */
   member: string;
   /** that member's inbox */
   inbox: string | null;
@@ -520,6 +532,8 @@ export interface AttentionItem {
   count: number;
   /** permission: what the call would run or touch (agent text) */
   detail: string | null;
+  path: string | null;
+  other: string | null;
   action: "answerPermission" | "showTerminal" | "answerPlan" | "openInbox" | "reply" | null;
   /** shown, but nothing waits on the person (not in `count`) */
   info: boolean;

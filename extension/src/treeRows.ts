@@ -1,5 +1,6 @@
 // What each tree row shows, as plain data (no vscode import; treeItem.ts maps it to TreeItems).
 import type {
+  Activity,
   AttentionItem,
   Description,
   FileChange,
@@ -85,6 +86,22 @@ export function tokenTooltip(t: TokenUse | null | undefined): string {
   return (
     `Tokens: ${n(t.input)} in, ${n(t.output)} out, ${n(t.cacheRead)} cache read, ${n(t.cacheWrite)} cache write; ` +
     `about $${t.cost.toFixed(2)}`
+  );
+}
+
+/** "ctx 45k/200k (23 %)": a member's last turn's prompt over its model's window. */
+export function contextText(a: Activity | null | undefined): string {
+  const c = a?.context;
+  if (!c || !c.window) return '';
+  return `ctx ${compactNumber(c.used)}/${compactNumber(c.window)} (${Math.round((100 * c.used) / c.window)} %)`;
+}
+
+export function contextTooltip(a: Activity | null | undefined): string {
+  const c = a?.context;
+  if (!c || !c.window) return '';
+  return (
+    `Context: ${c.used.toLocaleString('en-US')} of ${c.window.toLocaleString('en-US')} tokens ` +
+    `(${Math.round((100 * c.used) / c.window)} %) at its last turn (${plain(firstLine(c.model, 80))})`
   );
 }
 
@@ -203,6 +220,8 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
   if (state) desc.push(state.kind);
   const doing = stepText(m.activity?.doing, now, 60);
   if (doing) desc.push(doing);
+  const context = contextText(m.activity);
+  if (context) desc.push(context);
   const tokens = tokenText(m.activity?.tokens);
   if (tokens) desc.push(tokens);
   if (m.error) desc.push(`error: ${firstLine(m.error.message, 50)}`);
@@ -233,6 +252,7 @@ export function memberRow(team: Team, m: Member, now: number = Date.now()): Row 
         (m.activity.doing.since ? `, since ${clock(m.activity.doing.since)}` : '')
       : '',
     m.activity?.lastWords ? `Last words: ${firstLine(m.activity.lastWords, 200)}` : '',
+    contextTooltip(m.activity),
     tokenTooltip(m.activity?.tokens),
     m.error ? `Error (${m.error.code}): ${problemText(m.error)}` : '',
   ]
@@ -424,11 +444,19 @@ export function attentionRow(item: AttentionItem, teamName: string, now: number 
       item.since ? `Since ${clock(item.since)} (${waited})` : '',
       answerable ? 'Approve or reject from the context menu (Claude Code: the lead is asked to).' : '',
       hook ? 'Click to read the whole request and answer it.' : '',
+      item.kind === 'sameFile'
+        ? `${plain(item.member)} and ${plain(item.other ?? '')} edited this file within minutes of each ` +
+          `other: one may undo the other's work.\nFile: ${plain(firstLine(item.path ?? '', 400))}\n` +
+          'Dismiss it from the context menu.'
+        : '',
     ]
       .filter(Boolean)
       .join('\n'),
     icon: ATTENTION_ICONS[item.kind] ?? 'bell',
-    color: item.kind === 'stalled' ? 'problemsWarningIcon.foreground' : 'notificationsInfoIcon.foreground',
+    color:
+      item.kind === 'stalled' || item.kind === 'sameFile'
+        ? 'problemsWarningIcon.foreground'
+        : 'notificationsInfoIcon.foreground',
     // a request the hook handed over is answered here; a terminal's is only shown
     contextValue: item.action === 'answerPermission' ? 'attention.permissionHook' : `attention.${item.kind}`,
     collapsible: false,

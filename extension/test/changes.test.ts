@@ -27,7 +27,7 @@ function content(over: Partial<ChangeContent> = {}): ChangeContent {
 test('changed files: the group row counts them; a file row is its name, folder, tool and when', () => {
   const m = member({
     name: 'helper',
-    activity: { lastActive: null, lastWords: null, tokens, working: false, doing: null, changed: 3 },
+    activity: { lastActive: null, lastWords: null, tokens, working: false, doing: null, changed: 3, context: null },
   });
   const g = changesRow(m);
   assert.equal(g.label, 'Changed files (3)');

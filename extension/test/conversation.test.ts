@@ -91,7 +91,15 @@ test('member rows: state icon and words, tooltip since/because, tokens, left/pha
   const since = NOW / 1000 - 300;
   const m = member({
     state: { kind: 'stalled', since, detail: '3 messages unread for 10 minutes' },
-    activity: { lastActive: since, lastWords: 'Done with the report', tokens, working: false, doing: null, changed: 0 },
+    activity: {
+      lastActive: since,
+      lastWords: 'Done with the report',
+      tokens,
+      working: false,
+      doing: null,
+      changed: 0,
+      context: null,
+    },
   });
   const r = memberRow(t, m, NOW);
   assert.equal(r.description, '1 unread · stalled · 12.3k tok · $0.41');
@@ -245,7 +253,7 @@ test('the cache applies didChange to a loaded conversation without a request', a
 
 test('activity and member state apply in place and name only the changed members', async () => {
   const t = team();
-  const act = { lastActive: 1, lastWords: 'hi', tokens, working: true, doing: null, changed: 0 };
+  const act = { lastActive: 1, lastWords: 'hi', tokens, working: true, doing: null, changed: 0, context: null };
   assert.deepEqual(applyActivity(t, { team: t.id, tokens, branch: 'main', members: { researcher: act } }), {
     inboxes: ['researcher'],
     teamRow: true,

@@ -159,7 +159,7 @@ test('viewTeam: a member card says what it does now, as text', () => {
     members: [
       member({
         name: 'helper',
-        activity: { lastActive: null, lastWords: null, tokens, working: true, doing, changed: 0 },
+        activity: { lastActive: null, lastWords: null, tokens, working: true, doing, changed: 0, context: null },
       }),
     ],
   });

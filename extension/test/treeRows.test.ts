@@ -312,7 +312,9 @@ test('member rows: what it does now, waiting for a permission answer, for how lo
     waiting: false,
   };
   const at = (doing: typeof step | null) =>
-    member({ activity: { lastActive: NOW / 1000, lastWords: null, tokens, working: true, doing, changed: 0 } });
+    member({
+      activity: { lastActive: NOW / 1000, lastWords: null, tokens, working: true, doing, changed: 0, context: null },
+    });
   const r = memberRow(t, at(step), NOW);
   assert.equal(r.description, '1 unread · Bash: npm test -- refunds');
   assert.match(r.tooltip, /\nNow: Bash: npm test -- refunds, since 17:59 UTC\n/);

@@ -309,6 +309,16 @@ class Step:
 
 
 @attrs.define
+class ContextUse:
+    """A member's context: its last turn's prompt (input, cache reads, cache writes) against
+    its model's window."""
+
+    used: int  # tokens
+    window: int  # tokens: the model's context window (transcripts.tokens.context_window)
+    model: str  # the model id its last turn named
+
+
+@attrs.define
 class Activity:
     """What a member's session transcript says it is doing (Claude Code)."""
 
@@ -318,6 +328,7 @@ class Activity:
     working: bool = False  # its transcript grew in the last 10 seconds
     doing: Step | None = None  # its current step; null when it runs none
     changed: int = 0  # its successful file writes and edits read so far (teamInbox/changes)
+    context: ContextUse | None = None  # its last turn's; null before its first
 
 
 FileTool = Literal["Write", "Edit", "MultiEdit", "NotebookEdit"]

@@ -53,6 +53,14 @@ if [ "${TI_ONLY:-}" = teamview ]; then
     node --test --test-reporter=tap "$HERE/teamview.js"
   exit
 fi
+# TI_ONLY=membercost: only the members' context, cost and budget UI test (membercost.js)
+if [ "${TI_ONLY:-}" = membercost ]; then
+  node "$HERE/fixtures.js" "$WORK/home"
+  ti_serve "$WORK/home" "$PORT" "$WORK/home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0
+  CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+    node --test --test-reporter=tap "$HERE/membercost.js"
+  exit
+fi
 # TI_ONLY=permissions: only the permission prompt's UI test (permissions.js)
 if [ "${TI_ONLY:-}" = permissions ]; then
   node "$HERE/fixtures.js" "$WORK/home"
@@ -92,6 +100,9 @@ fi
 # the team view (teamview.js: its own teams beside the fixture's)
 CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
   node --test --test-reporter=tap "$HERE/teamview.js" || E2E_RC=$?
+# the members' context and cost, the budget toasts, two editors of one file (membercost.js)
+CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+  node --test --test-reporter=tap "$HERE/membercost.js" || E2E_RC=$?
 # a teammate's permission prompt (permissions.js: the real hook command, its own team)
 CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$WORK/home" TI_WS="$WORK/home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
   TI_PY="$PY" TI_LIBS="$INSTALLED/bundled/libs" node --test --test-reporter=tap "$HERE/permissions.js" || E2E_RC=$?

@@ -126,6 +126,13 @@ export class TeamCommands extends CommandGroup {
       return r;
     });
   }
+  /** Hides a "Needs attention" item for good (the sidecar keeps it across restarts). */
+  readonly dismissAttention = this.guard('dismissAttention', async (arg?: AttentionNode | { key: string }) => {
+    const key = arg instanceof AttentionNode ? arg.item.key : arg?.key;
+    if (!key) return undefined;
+    return this.s.sidecar.request(Methods.dismissAttention, { key });
+  });
+
   readonly approvePlan = this.answer(true);
   readonly rejectPlan = this.answer(false);
 
@@ -141,6 +148,7 @@ export class TeamCommands extends CommandGroup {
       r('teamInbox.setTaskStatus', this.setTaskStatus),
       r('teamInbox.approvePlan', this.approvePlan),
       r('teamInbox.rejectPlan', this.rejectPlan),
+      r('teamInbox.dismissAttention', this.dismissAttention),
     ];
   }
 }

@@ -13,6 +13,7 @@ import { pickTeam } from '../commands/pickers';
 import { TeamNode } from '../treeNodes';
 import { tasksNote, viewMessage, viewTask, viewTeam } from './viewModel';
 import { recipientResult } from './recipientResult';
+import { budgetsSetting } from '../budgetAlerts';
 import {
   HostToView,
   isWebLink,
@@ -74,6 +75,10 @@ class TeamPanel implements vscode.Disposable {
         void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`));
       }),
       d.cache.onDidChange(c => this.onCache(c)),
+      vscode.workspace.onDidChangeConfiguration(e => {
+        const team = this.ready && e.affectsConfiguration('teamInbox.budgets') ? this.team() : undefined;
+        if (team) this.postTeam(team);
+      }),
       panel.onDidDispose(() => this.dispose()),
     );
   }
@@ -137,7 +142,7 @@ class TeamPanel implements vscode.Disposable {
     this.restKeys = new Set(this.rest.map(convKey));
     this.loaded = list.length;
     this.moreInSidecar = list.length >= CONVERSATION_LIMIT;
-    const vt = viewTeam(team, tasks);
+    const vt = viewTeam(team, tasks, Date.now(), budgetsSetting());
     this.teamJson = JSON.stringify(vt);
     this.post({
       type: 'init',
@@ -174,7 +179,7 @@ class TeamPanel implements vscode.Disposable {
   }
 
   private postTeam(team: Team): void {
-    const vt = viewTeam(team, this.d.cache.tasks(team.id) ?? []);
+    const vt = viewTeam(team, this.d.cache.tasks(team.id) ?? [], Date.now(), budgetsSetting());
     const json = JSON.stringify(vt);
     if (json === this.teamJson) return;
     this.teamJson = json;

@@ -5,6 +5,7 @@ import { describe, localTime, messagePreview, senderName } from '../render';
 import { convKey, deliveryState } from '../conversation';
 import { formatName, stepText } from '../treeRows';
 import { TASK_STATUSES } from './viewProtocol';
+import { budgetFor } from '../budgets';
 import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './viewProtocol';
 
 function tokenSum(
@@ -13,7 +14,12 @@ function tokenSum(
   return t ? t.input + t.output + t.cacheRead + t.cacheWrite : null;
 }
 
-export function viewTeam(team: Team, tasks: readonly Task[] = [], now: number = Date.now()): ViewTeam {
+export function viewTeam(
+  team: Team,
+  tasks: readonly Task[] = [],
+  now: number = Date.now(),
+  budgets: unknown = {},
+): ViewTeam {
   const members: ViewMember[] = team.members.map(m => {
     const task =
       tasks.find(t => t.owner === m.name && t.status === 'in_progress') ??
@@ -34,6 +40,8 @@ export function viewTeam(team: Team, tasks: readonly Task[] = [], now: number = 
       doingSince: a?.doing?.since ? a.doing.since * 1000 : null,
       tokens: tokenSum(a?.tokens),
       cost: a ? a.tokens.cost : null,
+      contextUsed: a?.context ? a.context.used : null,
+      contextWindow: a?.context ? a.context.window : null,
       left: m.left,
     };
   });
@@ -53,6 +61,7 @@ export function viewTeam(team: Team, tasks: readonly Task[] = [], now: number = 
     leadAlive: team.leadAlive,
     tokens: tokenSum(team.tokens),
     cost: team.tokens ? team.tokens.cost : null,
+    budget: budgetFor(team, budgets),
     members,
     defaultTo,
   };

@@ -24,6 +24,9 @@ export interface ViewMember {
   tokens: number | null;
   /** USD, an estimate */
   cost: number | null;
+  /** its last turn's prompt (tokens) and its model's window, else null */
+  contextUsed: number | null;
+  contextWindow: number | null;
   left: boolean;
 }
 
@@ -39,6 +42,8 @@ export interface ViewTeam {
   leadAlive: boolean | null;
   tokens: number | null;
   cost: number | null;
+  /** USD: its budget (teamInbox.budgets), else null */
+  budget: number | null;
   members: ViewMember[];
   /** who an empty recipient list addresses: the lead's name, or '*' where you are the lead */
   defaultTo: string;
@@ -136,6 +141,19 @@ export const TASK_STATUSES = ['pending', 'in_progress', 'blocked', 'completed'] 
 export function doingLine(m: Pick<ViewMember, 'doing' | 'doingSince'>, now: number = Date.now()): string {
   const ran = m.doingSince ? (now - m.doingSince) / 1000 : 0;
   return `now: ${m.doing}${ran >= 60 ? ` (for ${Math.floor(ran / 60)} min)` : ''}`;
+}
+
+/** "45k / 200k tokens (23 %)": a member card's context line. */
+export function contextLine(m: Pick<ViewMember, 'contextUsed' | 'contextWindow'>): string {
+  if (m.contextUsed === null || !m.contextWindow) return '';
+  const k = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1).replace(/\.0$/, '')}M` : `${Math.round(n / 1e3)}k`);
+  return `context ${k(m.contextUsed)} / ${k(m.contextWindow)} tokens (${contextShare(m)} %)`;
+}
+
+/** The share of the window used, in whole percent (0-100). */
+export function contextShare(m: Pick<ViewMember, 'contextUsed' | 'contextWindow'>): number {
+  if (m.contextUsed === null || !m.contextWindow) return 0;
+  return Math.min(100, Math.round((100 * m.contextUsed) / m.contextWindow));
 }
 
 /** Only http(s) links leave the view, opened by the host after this same check. */

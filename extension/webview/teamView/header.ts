@@ -1,6 +1,6 @@
 // The header (the team's facts) and its members: each member a button that shows only their
 // messages and addresses the composer to them.
-import { doingLine } from '../../src/teamView/viewProtocol';
+import { contextLine, contextShare, doingLine } from '../../src/teamView/viewProtocol';
 import type { ViewMember, ViewTeam } from '../../src/teamView/viewProtocol';
 import { relativeTime } from '../../src/render';
 import { drawComposer } from './composer';
@@ -34,7 +34,11 @@ export function drawTeam(t: ViewTeam): void {
     t.tokens !== null ? `${fmtTokens(t.tokens)} tokens` : '',
     fmtCost(t.cost),
   ].filter(Boolean);
-  header.replaceChildren(h('h1', { text: t.name }), h('p', { class: 'facts', text: facts.join(' · ') }));
+  header.replaceChildren(
+    h('h1', { text: t.name }),
+    h('p', { class: 'facts', text: facts.join(' · ') }),
+    t.budget !== null ? budgetEl(t.cost ?? 0, t.budget) : '',
+  );
   header.classList.toggle('ended', t.ended);
   membersEl.replaceChildren(...t.members.filter(m => !m.left || m.state).map(memberRow));
   drawComposer(t);
@@ -69,9 +73,44 @@ function memberRow(m: ViewMember): HTMLElement {
           text: `“${m.lastWords.length > 160 ? m.lastWords.slice(0, 159) + '…' : m.lastWords}”`,
         })
       : '',
+    m.contextUsed !== null ? contextEl(m) : '',
     m.tokens !== null ? h('div', { class: 'tokens', text: `${fmtTokens(m.tokens)} tokens ${fmtCost(m.cost)}` }) : '',
   ];
   return h('li', {}, btn, ...lines);
+}
+
+/** A bar of `share` percent (its width set through the CSSOM: the view's CSP has no inline styles). */
+function bar(share: number, label: string, level: string): HTMLElement {
+  const fill = h('span', { class: 'fill' });
+  fill.style.width = `${Math.max(0, Math.min(100, share))}%`;
+  return h(
+    'span',
+    {
+      class: `bar ${level}`,
+      role: 'meter',
+      'aria-valuemin': '0',
+      'aria-valuemax': '100',
+      'aria-valuenow': String(Math.round(share)),
+      'aria-label': label,
+    },
+    fill,
+  );
+}
+
+const levelOf = (share: number) => (share >= 100 ? 'over' : share >= 80 ? 'near' : 'ok');
+
+/** A member's context: a bar and its number. */
+function contextEl(m: ViewMember): HTMLElement {
+  const text = contextLine(m);
+  const share = contextShare(m);
+  return h('div', { class: 'context' }, bar(share, text, levelOf(share)), h('span', { text }));
+}
+
+/** The team's spending against its budget: a bar and its number. */
+function budgetEl(cost: number, budget: number): HTMLElement {
+  const share = (100 * cost) / budget;
+  const text = `budget: $${cost.toFixed(2)} of $${budget.toFixed(2)} (${Math.round(share)} %)`;
+  return h('p', { class: 'budget' }, bar(share, text, levelOf(share)), h('span', { text }));
 }
 
 function doingEl(m: ViewMember): HTMLElement {

@@ -11,7 +11,7 @@ import orjson
 
 from ..discovery import Roster, Settings
 from ..jsonio import dumps_any, dumps_indented
-from ..model import Member, Message, Step, Team
+from ..model import Activity, Member, Message, Step, Team
 from ..render import description, plural
 from ..termtext import json_text, visible
 
@@ -62,6 +62,18 @@ def step_line(step: Step, now: float) -> str:
     return visible(head + step.text + long)
 
 
+def usage_line(a: Activity) -> str:
+    """A member's context (its last turn's prompt over its model's window) and its cost."""
+    parts = []
+    if a.context is not None:
+        c = a.context
+        share = 100 * c.used / c.window if c.window else 0.0
+        parts.append(f"context {c.used:,}/{c.window:,} tokens ({share:.0f} %)")
+    if a.tokens.cost:
+        parts.append(f"cost ~${a.tokens.cost:.2f}")
+    return " · ".join(parts)
+
+
 def show_teams(teams: list[Team]) -> None:
     """One line per inbox in columns that line up across teams: the member's name, the
     counts, the tags, then the inbox's own name where it differs (PseudoClaude's agent ids
@@ -73,7 +85,8 @@ def show_teams(teams: list[Team]) -> None:
     for team in teams:
         unread = sum(m.unread for m in team.members)
         count = plural(len(team.members), "inbox", "inboxes")
-        say(f"{team.id}  ({count}, {unread} unread)  {team.dir}")
+        cost = f", ~${team.tokens.cost:.2f}" if team.tokens and team.tokens.cost else ""
+        say(f"{team.id}  ({count}, {unread} unread{cost})  {team.dir}")
         if team.error:
             say(f"  ! {team.error.message}")
         for m in team.members:
@@ -85,6 +98,9 @@ def show_teams(teams: list[Team]) -> None:
             say(line.rstrip())
             if m.activity is not None and m.activity.doing is not None:
                 say(f"    now: {step_line(m.activity.doing, time.time())}")
+            used = usage_line(m.activity) if m.activity is not None else ""
+            if used:
+                say(f"    {used}")
             if m.error:
                 say(f"    ! {m.error.message}")
 

@@ -24,7 +24,7 @@ class MemberStateParams:
     members: list[MemberStateItem]  # every member of the team that has a state
 
 
-AttentionKind = Literal["plan", "permission", "stalled", "unanswered"]
+AttentionKind = Literal["plan", "permission", "stalled", "unanswered", "sameFile"]
 AttentionAction = Literal["answerPermission", "showTerminal", "answerPlan", "openInbox", "reply"]
 
 
@@ -34,7 +34,7 @@ class AttentionItem:
 
     kind: AttentionKind
     team: str
-    member: str  # who asks, who is stalled, who wrote
+    member: str  # who asks, who is stalled, who wrote; sameFile: the one that edited first
     inbox: str | None  # that member's inbox
     since: float | None  # epoch seconds
     summary: str  # in words, for the tree
@@ -43,6 +43,9 @@ class AttentionItem:
     tool_name: str | None = None  # permission: the tool it asks for
     count: int = 1  # unanswered: messages; stalled: unread messages waiting
     detail: str | None = None  # permission: what the call would run or touch (agent text)
+    # sameFile: the file's path as the calls named it (agent text), and the other member
+    path: str | None = None
+    other: str | None = None
     # what a click does: answerPermission (the hook waits: Allow / Deny here), showTerminal
     # (the prompt is in the lead's terminal), answerPlan, openInbox, reply
     action: AttentionAction | None = None

@@ -1,5 +1,5 @@
 """Claude Code's session transcripts, read only: the lead's answers to the person, and each
-member's latest words, last activity and token use.
+member's latest words, last activity, token use and context (its last turn's prompt).
 
 Claude Code appends one JSON object a line to
 `<claude dir>/projects/<lead cwd, every char outside [A-Za-z0-9] as '-'>/<session>.jsonl`
@@ -67,12 +67,15 @@ from .rows import (
 )
 from .session import Session, TeamActivity, label_branch
 from .tokens import (
+    CONTEXT_WINDOWS,
     DEFAULT_PRICE,
+    DEFAULT_WINDOW,
     PRICES,
     Counts,
     Price,
     _int,
     add_tokens,
+    context_window,
     price,
     price_for,
     token_use,
@@ -81,9 +84,11 @@ from .tokens import (
 
 __all__ = [
     "Answer",
+    "CONTEXT_WINDOWS",
     "Call",
     "Counts",
     "DEFAULT_PRICE",
+    "DEFAULT_WINDOW",
     "FILE_TOOLS",
     "KEPT_CONTENT",
     "MAX_ANSWER",
@@ -119,6 +124,7 @@ __all__ = [
     "_text",
     "add_tokens",
     "content_text",
+    "context_window",
     "default_claude_dir",
     "find_lead_transcript",
     "label_branch",

@@ -139,6 +139,15 @@ def _blocks(msg: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 @attrs.define
+class Turn:
+    """An assistant turn's prompt: what the model's context held then."""
+
+    model: str
+    prompt: int  # input + cache read + cache write tokens
+    at: float | None
+
+
+@attrs.define
 class Answer:
     """The lead's first assistant text after the person wrote to it."""
 
@@ -164,6 +173,8 @@ class Stats:
         self.sends = SendLog()  # what its SendMessage calls wrote
         self.calls: OrderedDict[str, Call] = OrderedDict()  # without a result yet, oldest first
         self.written: list[Written] = []  # its successful file writes, oldest first
+        # its last assistant turn with a usage: model, prompt, timestamp (parsed when asked)
+        self._turn: tuple[str, int, Any] | None = None
         self.rows = 0  # rows interpreted
 
     def feed(self, lines: list[bytes]) -> None:
@@ -246,6 +257,9 @@ class Stats:
             while len(self._recent) > RECENT_IDS:
                 self._recent.popitem(last=False)
         self.by_model.setdefault(model, Counts()).add(counts)
+        prompt = counts.prompt()
+        if prompt:  # Claude Code's own rows (`<synthetic>`) count none
+            self._turn = (model, prompt, row.get("timestamp"))
         self._calls(row, msg)
         if row.get("isApiErrorMessage") or model == "<synthetic>":
             return  # "API Error: ..." shown by Claude Code itself: not the member's words
@@ -299,6 +313,14 @@ class Stats:
             old.before = old.after = None
             old.kept = False
         del self.written[:-MAX_CHANGES]
+
+    @property
+    def turn(self) -> Turn | None:
+        """Its last assistant turn with a usage: what its context held then."""
+        if self._turn is None:
+            return None
+        model, prompt, ts = self._turn
+        return Turn(model, prompt, epoch(ts))
 
     def step(self) -> Step | None:
         """The newest call without a result: what the member does now."""

@@ -10,14 +10,14 @@ from typing import Any
 
 import attrs
 
-from ..model import Activity, FileChange, TokenUse, converter
+from ..model import Activity, ContextUse, FileChange, TokenUse, converter
 from ..timestamps import epoch
 from ..transcript_sends import Sent
 from .files import Transcript
 from .limits import PERSISTED_CHANGES, WORKING_SECONDS
 from .paths import find_lead_transcript, project_dir_name, read_meta, subagent_transcripts
 from .rows import Answer, Written, step_of
-from .tokens import PRICES, Price, add_tokens
+from .tokens import PRICES, Price, add_tokens, context_window
 
 # --- a team's session -----------------------------------------------------------------------
 
@@ -237,6 +237,8 @@ class Session:
             last = max(times) if times else None
             calls = [c for t in main.get(name, []) for c in t.stats.calls.values()]
             newest = max(calls, key=lambda c: c.at or 0.0, default=None)
+            turns = [u for u in (t.stats.turn for t in main.get(name, [])) if u is not None]
+            turn = max(turns, key=lambda u: u.at or 0.0, default=None)
             members[name] = Activity(
                 last_active=last,
                 last_words=words,
@@ -244,6 +246,9 @@ class Session:
                 working=last is not None and now - last < WORKING_SECONDS,
                 doing=step_of(newest) if newest is not None else None,
                 changed=len(mine),
+                context=ContextUse(turn.prompt, context_window(turn.model, turn.prompt), turn.model)
+                if turn is not None
+                else None,
             )
             placed = [t.stats for t in main.get(name, []) if t.stats.branch]
             if placed:

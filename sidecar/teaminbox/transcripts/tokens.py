@@ -49,6 +49,24 @@ def price_for(model: str, table: Mapping[str, Price]) -> Price:
     return table[best] if best is not None else DEFAULT_PRICE
 
 
+# --- context windows ----------------------------------------------------------------------
+
+# Tokens a model's context holds, by a part of its id (the largest found wins). Every
+# Claude model so far has 200k; the long-context beta (`[1m]` in the id) has a million. A
+# turn larger than the window found proves the larger one.
+CONTEXT_WINDOWS: dict[str, int] = {"claude": 200_000, "[1m]": 1_000_000}
+DEFAULT_WINDOW = 200_000
+LONG_WINDOW = 1_000_000
+
+
+def context_window(model: str, used: int = 0) -> int:
+    name = model.lower()
+    window = max((n for k, n in CONTEXT_WINDOWS.items() if k in name), default=DEFAULT_WINDOW)
+    if used > window:
+        window = LONG_WINDOW if used <= LONG_WINDOW else used
+    return window
+
+
 @attrs.define
 class Counts:
     """One model's tokens: input, output, cache reads, cache writes (5 min, 1 h)."""
@@ -65,6 +83,10 @@ class Counts:
         self.cache_read += sign * other.cache_read
         self.cache_write += sign * other.cache_write
         self.cache_write_1h += sign * other.cache_write_1h
+
+    def prompt(self) -> int:
+        """The turn's prompt as the model saw it: what its context held."""
+        return self.input + self.cache_read + self.cache_write
 
     def cost(self, p: Price) -> float:
         five = self.cache_write - self.cache_write_1h

@@ -13,7 +13,7 @@ import attrs
 import orjson
 
 from ....diff import InboxDiff
-from ....model import Activity, Member, Team
+from ....model import Activity, FileChange, Member, Team
 from ....protocol import (
     ActivityParams,
     ChangeContent,
@@ -118,6 +118,11 @@ class Transcripts(Feature):
             return ChangeContent(p.tool_use_id, True, w.path, w.tool, w.before, w.after, w.cut)
 
         return await self.server.in_state(run)
+
+    def live_changes(self, tid: str) -> list[FileChange]:
+        """A live team's files changed, newest first (the state thread)."""
+        act = self.live.get(tid) if self.on else None
+        return act.changes if act is not None else []
 
     def _activity(self, tid: str) -> TeamActivity | None:
         """A team's activity: the live one's, else what the history kept of an ended one."""

@@ -24,6 +24,7 @@ from ....protocol import (
 )
 from ....tracker import Change
 from ...feature import Feature, Outgoing
+from ..activity import Transcripts
 from ..permissions import HOOK_KEY, Permissions, Prompts
 from . import plans, rules, states
 from .dismissals import Dismissals, dismissed_path
@@ -49,6 +50,7 @@ class Attention(Feature):
     def __init__(self, server: TeamInboxServer, prompts: Prompts | None = None) -> None:
         super().__init__(server)
         self._prompts = prompts
+        self._activity: Transcripts | None = None
         self.views: dict[str, TeamView] = {}
         self.sent_states: dict[str, dict[str, MemberState]] = {}
         self.sent_items: list[Any] | None = None
@@ -63,6 +65,16 @@ class Attention(Feature):
         if self._prompts is None:
             self._prompts = self.server.get_feature(Permissions).prompts
         return self._prompts
+
+    @property
+    def activity(self) -> Transcripts | None:
+        """The activity feature (its files changed), where the server runs it."""
+        if self._activity is None:
+            try:
+                self._activity = self.server.get_feature(Transcripts)
+            except (LookupError, AttributeError):  # without it, or a host with no features
+                return None
+        return self._activity
 
     @property
     def stall_seconds(self) -> float:
@@ -103,7 +115,10 @@ class Attention(Feature):
         evs = self.events(team.id, r)
         v = self.view(team.id)
         found, requests = states.derive(tracker, self.scans, v, evs, team, self.stall_seconds)
-        v.items = rules.items(tracker, self.scans, self.prompts, team, r, v, evs, requests, found)
+        changes = self.activity.live_changes(team.id) if self.activity is not None else []
+        v.items = rules.items(
+            tracker, self.scans, self.prompts, team, r, v, evs, requests, found, changes
+        )
         return found
 
     # --- what needs the person -----------------------------------------------------------

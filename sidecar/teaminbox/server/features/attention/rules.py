@@ -1,16 +1,17 @@
 """What needs the person, rule by rule (the kinds are listed in the package's description):
 requests nobody answered, stalled members, messages the person left unanswered, a
-teammate's answer, and permission prompts open in a terminal."""
+teammate's answer, permission prompts open in a terminal, and two members editing one file."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .... import member_state as ms
 from ....discovery import Roster
 from ....formats import get
-from ....model import MemberState, Team
+from ....model import FileChange, MemberState, Team
 from ....protocol import AttentionItem
 from ....tracker import Tracker
 from ..permissions import Prompts
@@ -18,6 +19,8 @@ from .unread import InboxScans
 from .views import TeamView, owner_of
 
 ANSWER_CHARS = 120
+# Two members' edits of one file this close together: they may be undoing each other's work.
+SAME_FILE_SECONDS = 10 * 60
 
 
 def items(
@@ -30,6 +33,7 @@ def items(
     evs: list[ms.Event],
     requests: list[ms.Request],
     states: dict[str, MemberState],
+    changes: Sequence[FileChange] = (),
 ) -> list[AttentionItem]:
     if team.ended or team.lead_alive is False or team.orphan:
         return []  # nobody is there to act on anything
@@ -64,7 +68,52 @@ def items(
         if get(team.format).claude_sessions:
             inbox_of = {m.name: m.inbox for m in team.members}
             items += prompts.terminal_items(r, inbox_of)
+    items += same_file(team, changes)
     return items
+
+
+def same_file(team: Team, changes: Sequence[FileChange]) -> list[AttentionItem]:
+    """Two members that wrote one file (one absolute path: one working tree) within
+    SAME_FILE_SECONDS of each other: one item a file and pair, the first such pair of
+    edits, its key without a time (said once; dismissed for good)."""
+    by_path: dict[str, list[FileChange]] = {}
+    for c in changes:
+        if c.time is not None and os.path.isabs(c.path):
+            by_path.setdefault(os.path.normpath(c.path), []).append(c)
+    inbox_of = {m.name: m.inbox for m in team.members}
+    out: list[AttentionItem] = []
+    for path, found in by_path.items():
+        if len({c.member for c in found}) < 2:
+            continue
+        found.sort(key=lambda c: c.time or 0.0)
+        pairs: set[tuple[str, str]] = set()
+        for i, c in enumerate(found):
+            for d in found[i + 1 :]:
+                if (d.time or 0.0) - (c.time or 0.0) > SAME_FILE_SECONDS:
+                    break
+                pair = (min(c.member, d.member), max(c.member, d.member))
+                if c.member == d.member or pair in pairs:
+                    continue
+                pairs.add(pair)
+                out.append(same_file_item(team, c, d, path, inbox_of.get(c.member)))
+    return out
+
+
+def same_file_item(
+    team: Team, first: FileChange, second: FileChange, path: str, inbox: str | None
+) -> AttentionItem:
+    a, b = sorted((first.member, second.member))
+    return AttentionItem(
+        kind="sameFile",
+        team=team.id,
+        member=first.member,
+        inbox=inbox,
+        since=second.time,
+        summary=f"{first.member} and {second.member} both edited {first.path_text}",
+        path=first.path,
+        other=second.member,
+        key=f"sameFile:{team.id}:{a}:{b}:{path}",
+    )
 
 
 def unanswered(
