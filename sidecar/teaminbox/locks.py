@@ -40,7 +40,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from .errors import LockLost, LockTimeout
-from .fileio import file_kind, lock_path
+from .fileio import file_kind, lock_path, write_temp
 from .timestamps import now_rfc3339_nano
 
 STALE_SECONDS = 10.0
@@ -310,6 +310,8 @@ class _Refresher:
     def __init__(self) -> None:
         self._held: set[PeerLock] = set()
         self.temps: set[str] = set()
+        self.writing = 0  # temp files being written now (by any thread)
+        self.dying = False  # a signal is ending the process: no new temp file
         # Reentrant: the signal handler may run while this thread of control holds it.
         self._cond = threading.Condition(threading.RLock())
         self._thread: threading.Thread | None = None
@@ -361,6 +363,25 @@ def untrack_temp(path: str) -> None:
         _refresher.temps.discard(path)
 
 
+DYING_WAIT = 2.0  # seconds a dying process waits for a temp file another thread is writing
+
+
+def write_tracked_temp(path: str, data: bytes, mode: int | None = None) -> int:
+    """`fileio.write_temp` for a tracked temp file, so that a dying process removes it
+    even when another thread was creating it: after the signal no thread starts one, and
+    the handler waits for those already started before it removes them."""
+    with _refresher._cond:
+        if _refresher.dying:
+            raise OSError(errno.ECANCELED, "the process is ending", path)
+        _refresher.writing += 1
+    try:
+        return write_temp(path, data, mode)
+    finally:
+        with _refresher._cond:
+            _refresher.writing -= 1
+            _refresher._cond.notify_all()
+
+
 def tracked_temps() -> set[str]:
     with _refresher._cond:
         return set(_refresher.temps)
@@ -374,6 +395,9 @@ def release_all() -> None:
     """
     for lock in _refresher.held():
         lock._abandon()
+    with _refresher._cond:
+        _refresher.dying = True
+        _refresher._cond.wait_for(lambda: _refresher.writing == 0, timeout=DYING_WAIT)
     for path in tracked_temps():
         try:
             os.unlink(path)

@@ -55,3 +55,39 @@ def test_a_lost_lock_is_closed_and_left_alone(tmp_path: Path) -> None:
     assert os.path.isdir(lock.path)  # the peer's lock stays
     if before:
         assert open_fds() == before
+
+
+def test_a_dying_process_waits_for_a_temp_being_written_then_removes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signal handler's release (release_all) on one thread, a worker creating its temp
+    file on another: the temp is removed whichever comes first, and none is made after."""
+    import threading  # noqa: PLC0415 - this test's alone
+
+    monkeypatch.setattr(locks, "_refresher", locks._Refresher())
+    monkeypatch.setattr(locks, "DYING_WAIT", 60.0)  # a busy machine's pause never reaches it
+    tmp = str(tmp_path / ".x.json.1.teaminbox-tmp")
+    locks.track_temp(tmp)
+    inside, go_on = threading.Event(), threading.Event()
+    real_write = locks.write_temp
+
+    def slow_write(path: str, data: bytes, mode: int | None = None) -> int:
+        inside.set()
+        assert go_on.wait(30)
+        return real_write(path, data, mode)
+
+    monkeypatch.setattr(locks, "write_temp", slow_write)
+    worker = threading.Thread(target=locks.write_tracked_temp, args=(tmp, b"[]"))
+    worker.start()
+    assert inside.wait(30)
+    releaser = threading.Thread(target=locks.release_all)
+    releaser.start()
+    releaser.join(0.5)
+    assert releaser.is_alive()  # it waits for the temp being written
+    go_on.set()  # the worker creates its file while release_all waits for it
+    releaser.join(30)
+    worker.join(30)
+    assert not os.path.lexists(tmp)
+    with pytest.raises(OSError):
+        locks.write_tracked_temp(tmp, b"[]")
+    assert not os.path.lexists(tmp)

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 import attrs
 
 from ..errors import InvalidParams, TeamInboxError
-from ..fileio import fsync_dir, temp_path, write_temp
+from ..fileio import fsync_dir, temp_path
 from ..jsonio import loads
-from ..locks import PeerLock, track_temp, untrack_temp
+from ..locks import PeerLock, track_temp, untrack_temp, write_tracked_temp
 from ..model import Problem, Task
 
 # How the wire spells a status; each format maps its own spellings onto these.
@@ -122,7 +122,7 @@ def replace_file(path: str, data: bytes, lock: PeerLock) -> None:
             mode: int | None = stat.S_IMODE(os.stat(path).st_mode) & 0o777
         except FileNotFoundError:
             mode = None
-        write_temp(tmp, data, mode)
+        write_tracked_temp(tmp, data, mode)
         lock.check_lease()
         with lock.critical():
             lock.verify()

@@ -19,7 +19,7 @@ from ..fileio import (
     write_temp,
 )
 from ..formats.base import InboxFormat
-from ..locks import DEFAULT_TIMEOUT, track_temp, untrack_temp
+from ..locks import DEFAULT_TIMEOUT, track_temp, untrack_temp, write_tracked_temp
 from .commit import Changed, CommitReport, commit, file_id
 from .snapshot import parse
 
@@ -95,7 +95,7 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
                     lock,
                     path,
                     tmp,
-                    write_temp(tmp, new, mode),
+                    write_tracked_temp(tmp, new, mode),
                     new,
                     base=file_id(st),
                     report=report,

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 from ..errors import CorruptInbox, WriteNotVerified
 from ..fileio import backup_path, check_no_links, temp_path, unlink_quietly, write_temp
 from ..formats.base import InboxFormat
-from ..locks import DEFAULT_TIMEOUT, track_temp, untrack_temp
+from ..locks import DEFAULT_TIMEOUT, track_temp, untrack_temp, write_tracked_temp
 from .commit import Changed, CommitReport, commit, open_snapshot, pause_point, unchanged
 from .merge import fingerprint, merge_entries
 from .snapshot import Snapshot, parse
@@ -146,7 +146,8 @@ def update(
         except CorruptInbox:
             pre_snap = pre = None  # re-checked under the lock: a peer may have just fixed it
         want = seen_mode if seen_mode is not None else new_mode
-        inode = write_temp(tmp, pre[0], want) if pre is not None and pre[0] is not None else None
+        first = pre[0] if pre is not None else None
+        inode = write_tracked_temp(tmp, first, want) if first is not None else None
         with fmt.lock(path, timeout) as lock:
             pause_point("in_lock")
             for _ in range(MAX_ATTEMPTS):
@@ -163,7 +164,7 @@ def update(
                     new, result = build(snap or parse(fmt, path, current))
                     base_data = current
                     want = cur_mode if cur_mode is not None else new_mode
-                    inode = write_temp(tmp, new, want) if new is not None else None
+                    inode = write_tracked_temp(tmp, new, want) if new is not None else None
                 if new is None or inode is None:
                     return result
                 try:
