@@ -244,6 +244,18 @@ class Messages(Store):
 
         return inserted if self._write(write, len(rows)) else []
 
+    def held_between(
+        self, team: str, inbox: str, lo: str, hi: str
+    ) -> list[tuple[str, str, str | None, str, str]]:
+        """An inbox's messages with a time from `lo` to `hi` (ISO text, as Claude Code
+        writes it): (id, sender, summary, text, ts) each."""
+        rows = self.db.execute(
+            "SELECT id, sender, summary, text, ts FROM messages"
+            " WHERE team=? AND ts BETWEEN ? AND ? AND inbox=?",
+            (_key(team), lo, hi, _key(inbox)),
+        )
+        return [(_unkey(i), s or "", m, t or "", ts or "") for i, s, m, t, ts in rows]
+
     def _holds(self, team_k: str | bytes, inbox_k: str | bytes, row: tuple[Any, ...]) -> bool:
         old = self.db.execute(
             "SELECT ts, sender, summary, text FROM messages WHERE team=? AND inbox=? AND id=?",

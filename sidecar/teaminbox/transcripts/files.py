@@ -178,6 +178,8 @@ class Transcript:
             self.tail.restarted = False
             answers = self.stats.answers  # found already: kept (their ids are stable)
             sends = self.stats.sends.found
+            delivered = self.stats.delivered
             self.stats = Stats(self.person)
+            self.stats.delivered = delivered
             self.stats.answers = answers
             self.stats.sends.found = sends

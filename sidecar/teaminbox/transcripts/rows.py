@@ -14,10 +14,9 @@ from ..model import FileChange, FileTool, Step, TokenUse
 from ..request_text import detail, one_line
 from ..termtext import visible
 from ..timestamps import epoch
+from ..transcript_frames import DeliveredLog, blocks
 from ..transcript_sends import SendLog
 from .limits import (
-    _ATTR,
-    _TEAMMATE_MESSAGE,
     FILE_TOOLS,
     KEPT_CONTENT,
     MAX_ANSWER,
@@ -50,9 +49,7 @@ def content_text(content: Any) -> str:
 
 def teammate_messages(text: str) -> list[tuple[dict[str, str], str]]:
     """Each `<teammate-message a="b" ...>body</teammate-message>` block: (attributes, body)."""
-    if "<teammate-message" not in text:
-        return []
-    return [(dict(_ATTR.findall(m.group(1))), m.group(2)) for m in _TEAMMATE_MESSAGE.finditer(text)]
+    return blocks(text) if "<teammate-message" in text else []
 
 
 @attrs.define
@@ -171,6 +168,7 @@ class Stats:
         self.awaiting = False  # the person wrote; no answer yet
         self.answers: list[Answer] = []  # found since last taken
         self.sends = SendLog()  # what its SendMessage calls wrote
+        self.delivered = DeliveredLog()  # the entries handed to it (the lead's file)
         self.calls: OrderedDict[str, Call] = OrderedDict()  # without a result yet, oldest first
         self.written: list[Written] = []  # its successful file writes, oldest first
         # its last assistant turn with a usage: model, prompt, timestamp (parsed when asked)
@@ -195,6 +193,7 @@ class Stats:
                 if row is not None and row.get("type") == "user":
                     if asked:
                         self._user(row)
+                        self.delivered.user(row)
                     if sent:
                         self.sends.user(row)
                     if result:

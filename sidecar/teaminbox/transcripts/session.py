@@ -12,6 +12,7 @@ import attrs
 
 from ..model import Activity, ContextUse, FileChange, TokenUse, converter
 from ..timestamps import epoch
+from ..transcript_frames import Delivered
 from ..transcript_sends import Sent
 from .files import Transcript
 from .limits import PERSISTED_CHANGES, WORKING_SECONDS
@@ -199,6 +200,10 @@ class Session:
             if owner is not None:
                 out += [s if s.sender else attrs.evolve(s, sender=owner) for s in sends]
         return out
+
+    def take_delivered(self) -> list[Delivered]:
+        """The entries the lead's transcript shows it was handed since last taken."""
+        return self.lead_file.stats.delivered.take() if self.lead_file else []
 
     def activity(
         self, prices: Mapping[str, Price] = PRICES, now: float | None = None

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING
 import attrs
 
 from ....tracker import Change, Tracker
+from ....transcript_frames import Delivered
 from ....transcript_sends import Sent
 from ....transcripts import Answer, Price, Session, TeamActivity, valid_session_id
 from ...feature import Outgoing
-from .recover import recover
+from .recover import recover, recover_delivered
 from .spec import BUDGET, FINAL_PASSES, Spec, session_of
 
 if TYPE_CHECKING:  # the engine and features load without pygls
@@ -47,6 +48,7 @@ class Result:
     ended: bool
     more: bool
     sends: list[Sent] = attrs.Factory(list)  # what the SendMessage calls read wrote
+    delivered: list[Delivered] = attrs.Factory(list)  # the lead's teammate-message blocks
 
 
 Merge = Callable[[Tracker, list[Result]], tuple[list[Change], Outgoing]]
@@ -140,14 +142,21 @@ class Follower:
             self._schedule(0, paced=False)  # a first read goes on at once
 
     async def _recover(self, tracker: Tracker, results: list[Result]) -> None:
-        """The sends each team's files showed, archived where the history lacks them, each
-        step's recovered messages handed to the publishers (views update; notify_policy
-        decides a toast)."""
+        """The sends each team's files showed, then the entries the lead was handed (matched
+        to those), archived where the history lacks them, each step's recovered messages
+        handed to the publishers (views update; notify_policy decides a toast)."""
         for res in results:
             for i in range(0, len(res.sends), SENDS_A_STEP):
                 chunk = res.sends[i : i + SENDS_A_STEP]
                 changes = await self.server.in_state(
                     functools.partial(recover, tracker, res.spec, chunk)
+                )
+                if changes:
+                    await self.server.apply(functools.partial(_publish, changes))
+            for i in range(0, len(res.delivered), SENDS_A_STEP):
+                part = res.delivered[i : i + SENDS_A_STEP]
+                changes = await self.server.in_state(
+                    functools.partial(recover_delivered, tracker, res.spec, part)
                 )
                 if changes:
                     await self.server.apply(functools.partial(_publish, changes))
@@ -233,6 +242,8 @@ class Follower:
             ended,
             more,
             s.take_sends(),
+            # once every file is read: a block whose send a teammate's file holds matches it
+            [] if more else s.take_delivered(),
         )
 
 

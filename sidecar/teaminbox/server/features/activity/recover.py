@@ -2,22 +2,34 @@
 thread). Claude Code prunes a delivered entry within a second: one the sidecar never read
 in its file (stalled, slow, closed) is archived from the sender's transcript, under the
 entry's own msg_id, `archived` and `recovered`; one the history holds (by msg_id) is left
-as it is. Recovered messages reach the publishers as added ones (views update); one written
-after the sidecar started toasts as a live one would (notify_policy), the rest are old news."""
+as it is. An entry of the lead's inbox no call wrote (a frame Claude Code writes itself:
+an idle notification, a shutdown or plan frame) shows only in the lead's transcript, as
+the `<teammate-message>` it was handed: one the history holds no message of (same sender
+and text, written between the lead's previous such turn and this one) is archived under an
+id of its own (`tm-`), at the turn's time, `recovered`. Recovered messages reach the
+publishers as added ones (views update); one written after the sidecar started toasts as a
+live one would (notify_policy), the rest are old news."""
 
 from __future__ import annotations
 
 import re
+import time
 
 from ....diff import InboxDiff
 from ....discovery import Roster
 from ....errors import InvalidName, UnknownInbox
 from ....formats import find
+from ....jsonio import short_hash
 from ....model import Message
+from ....timestamps import epoch
 from ....tracker import Change, Tracker
+from ....transcript_frames import Delivered
 from ....transcript_sends import Sent
 from .spec import Spec
 
+BEFORE = 10.0  # seconds an entry may be written before the lead's previous turn ended
+AFTER = 5.0  # seconds an entry's time may be after its turn's (clocks, rounding)
+FIRST = 86400.0  # seconds back the first turn's entries are looked for
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")  # a member name as Claude Code writes it
 
 
@@ -32,6 +44,62 @@ def recipient(r: Roster | None, to: str) -> str | None:
         except (UnknownInbox, InvalidName):
             pass
     return to if _NAME.fullmatch(to) else None
+
+
+def _iso(t: float) -> str:
+    whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
+    return f"{whole}.{int(t * 1000) % 1000:03d}Z"
+
+
+def recover_delivered(tracker: Tracker, spec: Spec, found: list[Delivered]) -> list[Change]:
+    """Archive the entries the lead was handed that the history does not hold (one held
+    message matches one entry); the changes for the publishers."""
+    tid = spec.team
+    r = tracker.rosters.get(tid)
+    fmt = r.team.fmt if r is not None else find(tid.partition(":")[0])
+    inbox = recipient(r, spec.lead or "team-lead")
+    spans = []
+    for d in found:
+        t = epoch(d.timestamp)
+        if t is not None:
+            after = epoch(d.after) if d.after else None
+            spans.append((d, (after - BEFORE) if after is not None else t - FIRST, t + AFTER))
+    if fmt is None or inbox is None or not spans:
+        return []
+    held = tracker.history.held_between(
+        tid, inbox, _iso(min(s[1] for s in spans)), _iso(max(s[2] for s in spans))
+    )
+    by_sender: dict[str, list[tuple[str, str | None, str, float]]] = {}
+    for i, sender, summary, text, ts in held:
+        by_sender.setdefault(sender, []).append((i, summary, text, epoch(ts) or 0.0))
+    used: set[str] = set()
+    msgs: list[Message] = []
+    for d, lo, hi in spans:
+        mid = "tm-" + short_hash(d.sender, d.text, d.uuid, str(d.index))
+        like = [
+            (summary == d.summary, t, i)
+            for i, summary, text, t in by_sender.get(d.sender, ())
+            if i not in used
+            # a text cut short by a closing tag inside it still matches
+            and (text == d.text or (d.text and text.startswith(d.text)))
+            and (i == mid or lo <= t <= hi)
+        ]
+        if like:
+            used.add(max(like)[2])
+            continue
+        entry = {"from": d.sender, "text": d.text, "timestamp": d.timestamp}
+        if d.summary is not None:
+            entry["summary"] = d.summary
+        if d.color is not None:
+            entry["color"] = d.color
+        if fmt.invalid(entry) is not None:
+            continue
+        msg = fmt.message(entry, 0, tid, inbox)
+        msg.id = mid
+        msg.archived = msg.recovered = True
+        msg.from_name = r.name_of(d.sender) if r is not None else d.sender
+        msgs.append(msg)
+    return _archive(tracker, tid, {inbox: msgs} if msgs else {})
 
 
 def recover(tracker: Tracker, spec: Spec, sends: list[Sent]) -> list[Change]:
@@ -58,6 +126,10 @@ def recover(tracker: Tracker, spec: Spec, sends: list[Sent]) -> list[Change]:
         msg.archived = msg.recovered = True
         msg.from_name = r.name_of(sender) if r is not None else sender
         by_inbox.setdefault(inbox, []).append(msg)
+    return _archive(tracker, tid, by_inbox)
+
+
+def _archive(tracker: Tracker, tid: str, by_inbox: dict[str, list[Message]]) -> list[Change]:
     changes: list[Change] = []
     for inbox, msgs in by_inbox.items():
         fresh = tracker.history.archive_missing(tid, inbox, msgs)
