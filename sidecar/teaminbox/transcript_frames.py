@@ -16,12 +16,14 @@ import re
 from typing import Any
 
 import attrs
+import orjson
 
 OPEN = "<teammate-message"
 CLOSE = "</teammate-message>"
 MAX_ATTRS = 4096  # characters of a block's opening tag
 MAX_BLOCKS = 64  # blocks taken from one row
 MAX_TEXT = 1 << 20  # characters of a block's text (a longer one is not taken)
+INVALID = "[invalid id]"  # what Claude Code shows for an id field of a shape it rejects
 MAX_FOUND = 50_000  # blocks kept until taken (a first read of a long session)
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
 
@@ -47,6 +49,32 @@ def blocks(text: str) -> list[tuple[dict[str, str], str]]:
         out.append((dict(_ATTR.findall(text[at + len(OPEN) : head_end])), body))
         at = text.find(OPEN, end + len(CLOSE))
     return out
+
+
+def _frame(text: str) -> dict[str, Any] | None:
+    if not text.startswith("{"):
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def same_text(handed: str, held: str) -> bool:
+    """Whether a block's text is the entry's: the same, or cut short by a closing tag inside
+    it, or for a frame the same fields where Claude Code showed the model an id it rejects
+    as `[invalid id]` (a shutdown answer's `paneId` of an in-process teammate)."""
+    if handed == held:
+        return True
+    if held.startswith(handed) and held[len(handed) :].lstrip("\n").startswith(CLOSE):
+        return True
+    if INVALID not in handed:
+        return False
+    a, b = _frame(handed), _frame(held)
+    if a is None or b is None or a.keys() != b.keys():
+        return False
+    return all(a[k] == b[k] or a[k] == INVALID for k in a)
 
 
 @attrs.frozen

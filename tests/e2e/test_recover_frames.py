@@ -1,7 +1,8 @@
 """Entries of the lead's inbox Claude Code pruned before the sidecar read them, which only
 the lead's transcript shows (its `<teammate-message>` turns, as Claude Code 2.1.332 writes
-them): a teammate's idle notification and shutdown answer are recovered at the turn's
-time, once; a plain message, which the teammate's SendMessage also shows, is that one
+them): a teammate's idle notifications and shutdown answer are recovered at the turn's
+time, once (a shutdown answer the file showed, which the turn shows with `[invalid id]`,
+is not repeated); a plain message, which the teammate's SendMessage also shows, is that one
 message, not two; one the file capture saw is not repeated; a restart adds nothing."""
 
 from __future__ import annotations
@@ -41,14 +42,14 @@ def idle(second: int, result: str) -> str:
     )
 
 
-def shutdown(second: int) -> str:
+def shutdown(second: int, pane: str = "in-process") -> str:
     return json.dumps(
         {
             "type": "shutdown_approved",
             "requestId": "shutdown-1796040601879@helper",
             "from": "helper",
             "timestamp": stamp(second),
-            "paneId": "[invalid id]",
+            "paneId": pane,
             "backendType": "in-process",
         },
         separators=(",", ":"),
@@ -90,17 +91,27 @@ async def test_frames_only_the_leads_transcript_shows_are_recovered_once(tmp_pat
         msg_id="m-seen",
         type="message",
     )
-    write_json(claude_inbox(tmp_path, TEAM, "team-lead"), [seen])
+    bye = lsp_session.entry(
+        "helper", shutdown(3), stamp(3), color="blue", msgV=1, msg_id="m-bye", type="message"
+    )
+    write_json(claude_inbox(tmp_path, TEAM, "team-lead"), [seen, bye])
     helper.append(helper.send("team-lead", "STILL-THERE", "m-seen", stamp(3)))
     person = block("PERSON-ASKS", sender="user", summary="the person asks")
     lead.append(
         delivered(lead, 4, block("STILL-THERE", summary="sum STILL-THERE"), person)
-        + delivered(lead, 5, block(shutdown(5)))
+        + delivered(lead, 5, block(shutdown(3, "[invalid id]")), block(shutdown(5)))
     )
 
     c = await lsp_session.start_server(tmp_path, notify="messages")
     try:
-        want = ["PLAIN-GONE", idle(1, "R-1"), "STILL-THERE", "PERSON-ASKS", shutdown(5)]
+        want = [
+            "PLAIN-GONE",
+            idle(1, "R-1"),
+            "STILL-THERE",
+            "PERSON-ASKS",
+            shutdown(3),
+            shutdown(5),
+        ]
         got = by_text(await until(has(c, *want), "the recovery"))
         assert sorted(got) == sorted(want)
         assert all(len(v) == 1 for v in got.values()), got  # nothing twice
@@ -108,6 +119,8 @@ async def test_frames_only_the_leads_transcript_shows_are_recovered_once(tmp_pat
         assert (plain["id"], plain["recovered"]) == ("m-plain", True)
         [kept] = got["STILL-THERE"]
         assert (kept["id"], kept["recovered"]) == ("m-seen", False)
+        [kept] = got[shutdown(3)]
+        assert (kept["id"], kept["recovered"]) == ("m-bye", False)
         for text, second, kind in (
             (idle(1, "R-1"), 2, "idle_notification"),
             (shutdown(5), 5, "shutdown_approved"),

@@ -23,7 +23,7 @@ from ....jsonio import short_hash
 from ....model import Message
 from ....timestamps import epoch
 from ....tracker import Change, Tracker
-from ....transcript_frames import Delivered
+from ....transcript_frames import Delivered, same_text
 from ....transcript_sends import Sent
 from .spec import Spec
 
@@ -79,10 +79,7 @@ def recover_delivered(tracker: Tracker, spec: Spec, found: list[Delivered]) -> l
         like = [
             (summary == d.summary, t, i)
             for i, summary, text, t in by_sender.get(d.sender, ())
-            if i not in used
-            # a text cut short by a closing tag inside it still matches
-            and (text == d.text or (d.text and text.startswith(d.text)))
-            and (i == mid or lo <= t <= hi)
+            if i not in used and same_text(d.text, text) and (i == mid or lo <= t <= hi)
         ]
         if like:
             used.add(max(like)[2])
