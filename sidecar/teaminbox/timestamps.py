@@ -69,6 +69,12 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def iso_ms(seconds: float) -> str:
+    """Epoch seconds as Claude Code writes a time (now_iso); they order as text."""
+    whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(max(seconds, 0.0)))
+    return f"{whole}.{int(max(seconds, 0.0) * 1000) % 1000:03d}Z"
+
+
 def now_rfc3339_nano() -> str:
     """Now as Go's time.RFC3339Nano writes it in UTC (PseudoClaude), all nine digits."""
     ns = time.time_ns()

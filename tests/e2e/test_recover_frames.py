@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import lsp_session
-from lsp_session import call, claude_inbox, rec, write_json
+from lsp_session import call, claude_inbox, options, rec, start, write_json
+from pytest_lsp import LanguageClient
 from test_recover import (
     TEAM,
     TID,
     Transcript,
     by_text,
+    conversation,
     has,
     make_team,
     stamp,
@@ -173,3 +175,35 @@ async def test_frames_only_the_leads_transcript_shows_are_recovered_once(tmp_pat
         assert toasted == ["CONTROL-2"], toasted
     finally:
         await lsp_session.stop_server(c)
+
+
+async def test_a_rebuilt_entry_gives_way_to_its_own_when_the_file_or_a_send_shows_it(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """The lead's turn came first (a slow look at the inbox, a teammate's transcript read
+    later): when the file shows the entry, or the teammate's send, it replaces the one
+    rebuilt from the turn; one message each, under its own id."""
+    make_team(tmp_path)
+    lead, helper = make_transcripts(tmp_path)
+    await start(client, options(tmp_path))
+    frame = idle(1, "R-LATE")
+    lead.append(delivered(lead, 1, block(frame), block("PLAIN-LATE", summary="sum PLAIN-LATE")))
+    got = by_text(await until(has(client, frame, "PLAIN-LATE"), "the turn's entries"))
+    assert all(m["id"].startswith("tm-") and m["recovered"] for v in got.values() for m in v)
+    entry = lsp_session.entry(
+        "helper", frame, stamp(1), color="blue", msgV=1, msg_id="m-idle", type="message"
+    )
+    write_json(claude_inbox(tmp_path, TEAM, "team-lead"), [entry])
+    helper.append(helper.send("team-lead", "PLAIN-LATE", "m-plain-late", stamp(1)))
+
+    async def replaced() -> dict[str, list[dict[str, Any]]] | None:
+        now = by_text(await conversation(client))
+        ids = [m["id"] for m in now[frame] + now["PLAIN-LATE"]]
+        return now if ids == ["m-idle", "m-plain-late"] else None
+
+    now = await until(replaced, "the entries under their own ids")
+    assert [m["recovered"] for m in now[frame] + now["PLAIN-LATE"]] == [False, True]
+    page = await call(
+        client, "teamInbox/messages", {"team": TID, "inbox": "team-lead", "includeArchived": True}
+    )
+    assert sorted(m["id"] for m in page["messages"]) == ["m-idle", "m-plain-late"]

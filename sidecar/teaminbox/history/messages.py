@@ -13,6 +13,7 @@ import orjson
 
 from ..jsonio import MAX_DEPTH, dumps_any, loads
 from ..model import Message, converter
+from ..timestamps import epoch
 from .store import Store, _key, _text, _unkey, log
 
 
@@ -33,6 +34,9 @@ def _recovered(body: bytes) -> bool:
         return orjson.loads(body).get("recovered") is True
     except (orjson.JSONDecodeError, AttributeError):
         return False
+
+
+TWIN = 5.0  # seconds a turn's time may be before its entry's (see _drop_twin)
 
 
 def _row(team_k: str | bytes, inbox_k: str | bytes, m: Message, now: float) -> tuple[Any, ...]:
@@ -104,6 +108,7 @@ class Messages(Store):
             self.db.execute("DELETE FROM messages WHERE rowid=?", (old[0],))
             old = None
         if old is None:
+            self._drop_twin(team_k, inbox_k, row)
             self.db.execute(
                 "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
                 " first_seen, gone_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -133,6 +138,35 @@ class Messages(Store):
             "history: %s reused in %s; the archived message is kept as %s", id_k, inbox_k, alias
         )
         return True
+
+    def _rebuilt(self, team_k: str | bytes, inbox_k: str | bytes) -> bool:
+        """Whether the inbox holds a message rebuilt from the lead's transcript (`tm-`)."""
+        return (
+            self.db.execute(
+                "SELECT 1 FROM messages WHERE team=? AND inbox=? AND id >= 'tm-' AND id < 'tm.'"
+                " LIMIT 1",
+                (team_k, inbox_k),
+            ).fetchone()
+            is not None
+        )
+
+    def _drop_twin(self, team_k: str | bytes, inbox_k: str | bytes, row: tuple[Any, ...]) -> None:
+        """A message rebuilt from the lead's transcript (`tm-`: the turn that handed it over,
+        no id) gives way to the same message under its own id, same sender and text, when
+        the file or its sender's transcript shows it after all (the turn came after it)."""
+        if not isinstance(row[2], str) or row[2].startswith("tm-"):
+            return
+        twins = self.db.execute(
+            "SELECT rowid, ts FROM messages WHERE team=? AND inbox=? AND id >= 'tm-'"
+            " AND id < 'tm.' AND sender=? AND text=?",
+            (team_k, inbox_k, row[4], row[6]),
+        ).fetchall()
+        t = epoch(row[3]) if twins else None
+        for rowid, ts in twins:
+            turn = epoch(ts)
+            if t is not None and turn is not None and turn >= t - TWIN:
+                self.db.execute("DELETE FROM messages WHERE rowid=?", (rowid,))
+                log.info("history: %s given way to the entry it rebuilt", row[2])
 
     def _alias(
         self, team_k: str | bytes, inbox_k: str | bytes, msg_id: str, rowid: int
@@ -164,6 +198,9 @@ class Messages(Store):
                 "INSERT OR IGNORE INTO inboxes(team, inbox) VALUES (?, ?)", (team_k, inbox_k)
             )
             rows = [_row(team_k, inbox_k, m, now) for m in msgs]
+            if rows and self._rebuilt(team_k, inbox_k):
+                for row in rows:
+                    self._drop_twin(team_k, inbox_k, row)
             cur = self.db.executemany(
                 "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
                 " first_seen) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(team, inbox, id) DO NOTHING",
@@ -233,6 +270,7 @@ class Messages(Store):
         def write() -> None:
             inserted.clear()
             for m, row in rows:
+                self._drop_twin(team_k, inbox_k, row)
                 cur = self.db.execute(
                     "INSERT INTO messages(team, inbox, id, ts, sender, summary, text, body,"
                     " first_seen, gone_at) VALUES (?,?,?,?,?,?,?,?,?,?)"

@@ -13,7 +13,6 @@ live one would (notify_policy), the rest are old news."""
 from __future__ import annotations
 
 import re
-import time
 
 from ....diff import InboxDiff
 from ....discovery import Roster
@@ -21,7 +20,7 @@ from ....errors import InvalidName, UnknownInbox
 from ....formats import find
 from ....jsonio import short_hash
 from ....model import Message
-from ....timestamps import epoch
+from ....timestamps import epoch, iso_ms
 from ....tracker import Change, Tracker
 from ....transcript_frames import Delivered, same_text
 from ....transcript_sends import Sent
@@ -46,11 +45,6 @@ def recipient(r: Roster | None, to: str) -> str | None:
     return to if _NAME.fullmatch(to) else None
 
 
-def _iso(t: float) -> str:
-    whole = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
-    return f"{whole}.{int(t * 1000) % 1000:03d}Z"
-
-
 def recover_delivered(tracker: Tracker, spec: Spec, found: list[Delivered]) -> list[Change]:
     """Archive the entries the lead was handed that the history does not hold (one held
     message matches one entry); the changes for the publishers."""
@@ -67,7 +61,7 @@ def recover_delivered(tracker: Tracker, spec: Spec, found: list[Delivered]) -> l
     if fmt is None or inbox is None or not spans:
         return []
     held = tracker.history.held_between(
-        tid, inbox, _iso(min(s[1] for s in spans)), _iso(max(s[2] for s in spans))
+        tid, inbox, iso_ms(min(s[1] for s in spans)), iso_ms(max(s[2] for s in spans))
     )
     by_sender: dict[str, list[tuple[str, str | None, str, float]]] = {}
     for i, sender, summary, text, ts in held:
