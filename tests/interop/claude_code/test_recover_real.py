@@ -9,8 +9,10 @@ recorder saw every entry gone is it continued (SIGCONT). The sidecar must then h
 eight, by the entries' own msg_ids, recovered from helper's transcript: in the
 conversation, the lead's inbox page, search, and a second server on the same history after
 the session ended; each a toast once (written while the sidecar ran, stalled: news),
-none after the restart. The broadcast is refused by Claude Code itself
-(no entry, nothing to recover).
+none after the restart. helper's idle notification, which Claude Code writes itself (no
+tool call, no send in any transcript), is written and pruned during the stop too: only the
+lead's transcript shows it, and the sidecar holds it once, recovered at that turn's time.
+The broadcast is refused by Claude Code itself (no entry, nothing to recover).
 
 One session (about 30 s), nothing leaves the machine.
 """
@@ -65,6 +67,7 @@ class Run:
     error: str | None = None
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # text -> the entry
     transcript_ids: list[str] = field(default_factory=list)  # msg_ids in helper's results
+    idle: list[dict[str, Any]] = field(default_factory=list)  # helper's idle entries
     broadcast_result: dict[str, Any] | None = None
     stopped_at: float = 0.0
     continued_at: float = 0.0
@@ -132,24 +135,41 @@ def _play(s: Session, sidecar: Sidecar, run: Run, stop: Any) -> None:
     )
     s.wait(lambda: len(helper_results(s)) >= len(BURST), 30, "helper's eight results")
     run.transcript_ids = [str(r["msg_id"]) for r in helper_results(s)]
+
+    def idle_pruned() -> bool:  # helper went idle after its turn: Claude Code's own frame
+        run.idle = [
+            e.value
+            for e in s.recorder.entries(run.team)
+            if e.inbox == "team-lead" and '"idle_notification"' in str(e.value.get("text"))
+        ]
+        texts = {e.get("text") for e in lead_inbox_now(s, run.team)}
+        return bool(run.idle) and not texts & {e["text"] for e in run.idle}
+
+    s.wait(idle_pruned, 30, "helper's idle notification written and pruned")
     [done] = [r for r in s.api.snapshot() if r.rule == "burst-done"]
     run.broadcast_result = next((b for b in done.tool_results() if REFUSED in json.dumps(b)), None)
     run.continued_at = time.monotonic()
     stop.cont()
     ids = {e["msg_id"] for e in run.entries.values()}
+    idle = {e["text"] for e in run.idle}
 
     def caught_up() -> list[dict[str, Any]] | None:
         msgs: list[dict[str, Any]] = sidecar.call(
             "teamInbox/conversation", {"team": tid, "limit": 1000}
         )["messages"]
-        return msgs if ids <= {m["id"] for m in msgs} else None
+        held = ids <= {m["id"] for m in msgs} and idle <= {m["text"] for m in msgs}
+        return msgs if held else None
 
     try:
         run.conversation = s.wait(caught_up, 60, "the sidecar to hold the eight messages")
     except HarnessError:
         msgs = sidecar.call("teamInbox/conversation", {"team": tid, "limit": 1000})["messages"]
         held = len(ids & {m["id"] for m in msgs})
-        raise HarnessError(f"after 60 s the sidecar holds {held} of the 8 messages") from None
+        frames = len(idle & {m["text"] for m in msgs})
+        raise HarnessError(
+            f"after 60 s the sidecar holds {held} of the 8 messages,"
+            f" {frames} of {len(idle)} idle notifications"
+        ) from None
     run.caught_up_at = time.monotonic()
     run.page = sidecar.call(
         "teamInbox/messages",
@@ -321,3 +341,26 @@ def test_kept_after_the_session_ended(recovered: Run) -> None:
     assert sorted(m["id"] for m in recovered.reopened if m["text"] in BURST) == ids
     assert all(m["recovered"] for m in recovered.reopened if m["text"] in BURST)
     assert not [p for p in recovered.reopened_replied if p["message"]["text"] in BURST]
+
+
+def test_helpers_idle_notification_is_recovered_once_from_the_leads_transcript(
+    recovered: Run,
+) -> None:
+    """Written and pruned while the sidecar was stopped, in no sender's transcript: the
+    lead's `<teammate-message>` turn is its only record."""
+    recovered.require()
+    assert recovered.idle
+    for entry in recovered.idle:
+        got = [m for m in recovered.conversation if m["text"] == entry["text"]]
+        assert len(got) == 1, (entry, got)
+        [m] = got
+        assert m["id"].startswith("tm-") and m["id"] != entry["msg_id"]
+        assert (m["recovered"], m["archived"], m["type"]) == (True, True, "idle_notification")
+        assert (m["from"], m["inbox"], m["color"]) == ("helper", "team-lead", entry["color"])
+        assert m["structured"]["type"] == "idle_notification"
+        # the turn that handed it to the lead: after it was written
+        assert (epoch(m["timestamp"]) or 0) >= (epoch(entry["timestamp"]) or 0) - 1
+        again = [x for x in recovered.reopened if x["text"] == entry["text"]]
+        assert [x["id"] for x in again] == [m["id"]]
+    # an idle notification never toasts under the default policy
+    assert not [p for p in recovered.replied if '"idle_notification"' in p["text"]]
