@@ -5,8 +5,9 @@ results to the lead in one turn, the lead answers helper; every entry is deliver
 pruned, then `/exit`, and Claude Code deletes the team folder. Only then does the real
 server start on that HOME: the team must be listed as ended, with its members (named by
 the teammate's own meta.json), and every message the two sent, by the entries' own
-msg_ids (ground truth: the recorder's copy of the inboxes), `recovered`; searchable, no
-toast, and the same after a restart.
+msg_ids (ground truth: the recorder's copy of the inboxes), `recovered`; helper's idle
+notifications (Claude Code's own frames, in no sender's transcript) once each, from the
+lead's `<teammate-message>` turns; searchable, no toast, and the same after a restart.
 
 One session (about 20 s), nothing leaves the machine.
 """
@@ -44,6 +45,7 @@ class Run:
     error: str | None = None
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # text -> the entry
     recipients: dict[str, str] = field(default_factory=dict)  # text -> the inbox it was in
+    idle: list[dict[str, Any]] = field(default_factory=list)  # helper's idle entries
     folder_gone: bool = False
     teams: list[dict[str, Any]] = field(default_factory=list)
     conversation: list[dict[str, Any]] = field(default_factory=list)
@@ -109,13 +111,19 @@ def _play(s: Session, run: Run) -> None:
     s.wait(written, 30, "the four entries in the inboxes")
 
     def pruned() -> bool:
+        run.idle = [
+            e.value
+            for e in s.recorder.entries(run.team)
+            if e.inbox == "team-lead" and '"idle_notification"' in str(e.value.get("text"))
+        ]
+        texts = [*TEXTS, *(e["text"] for e in run.idle)]
         for inbox in ("team-lead", "helper"):
             doc = s.recorder.last_json(f"teams/{run.team}/inboxes/{inbox}.json")
-            if isinstance(doc, list) and {e.get("text") for e in doc} & set(TEXTS):
+            if isinstance(doc, list) and {e.get("text") for e in doc} & set(texts):
                 return False
-        return True
+        return bool(run.idle)
 
-    s.wait(pruned, 30, "the entries pruned")
+    s.wait(pruned, 30, "the entries and an idle notification pruned")
     s.exit()
     run.folder_gone = wait_until(
         lambda: not s.recorder.exists_now(f"teams/{run.team}"), 15, "the team folder deleted"
@@ -130,6 +138,7 @@ def _look(home: Path, run: Run) -> None:
     sidecar.start()
     try:
         ids = {e["msg_id"] for e in run.entries.values()}
+        idle = {e["text"] for e in run.idle}
 
         def rebuilt() -> list[dict[str, Any]] | None:
             teams = sidecar.call("teamInbox/teams", {})["teams"]
@@ -138,7 +147,8 @@ def _look(home: Path, run: Run) -> None:
             msgs: list[dict[str, Any]] = sidecar.call(
                 "teamInbox/conversation", {"team": tid, "limit": 1000}
             )["messages"]
-            return msgs if ids <= {m["id"] for m in msgs} else None
+            held = ids <= {m["id"] for m in msgs} and idle <= {m["text"] for m in msgs}
+            return msgs if held else None
 
         run.conversation = wait_until(rebuilt, 60, "the team rebuilt with every message")
         run.teams = sidecar.call("teamInbox/teams", {})["teams"]
@@ -228,3 +238,23 @@ def test_kept_after_a_restart(closed: Run) -> None:
     closed.require()
     ids = sorted(e["msg_id"] for e in closed.entries.values())
     assert sorted(m["id"] for m in closed.reopened if m["text"] in TEXTS) == ids
+
+
+def test_helpers_idle_notifications_are_there_once(closed: Run) -> None:
+    """Only the lead's transcript shows them (Claude Code writes them itself)."""
+    closed.require()
+    assert closed.idle
+    for entry in closed.idle:
+        got = [m for m in closed.conversation if m["text"] == entry["text"]]
+        assert len(got) == 1, (entry, got)
+        [m] = got
+        assert m["id"].startswith("tm-")
+        assert (m["recovered"], m["type"], m["from"], m["inbox"]) == (
+            True,
+            "idle_notification",
+            "helper",
+            "team-lead",
+        )
+        assert [x["id"] for x in closed.reopened if x["text"] == entry["text"]] == [m["id"]]
+    idle = {e["text"] for e in closed.idle}
+    assert not [p for p in closed.replied if p["message"]["text"] in idle]

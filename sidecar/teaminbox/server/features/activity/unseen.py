@@ -2,7 +2,8 @@
 with the editor closed (its team folder deleted at exit, never seen by the history) is
 rebuilt from its transcripts as an ended team, once, in the background after the start:
 its members from the teammates' meta.json, every `SendMessage` of the lead and the
-teammates archived as the entry it wrote (`recovered`, as the follow passes do), the lead's
+teammates archived as the entry it wrote (`recovered`, as the follow passes do), then the
+entries of the lead's inbox only its turns show (idle, shutdown and plan frames), the lead's
 answers to the person, its activity, and its task list where `tasks/<team>/` outlived it.
 
 Bounded: the sessions are found by their meta files (`transcripts.discover`), never by
@@ -32,10 +33,11 @@ from ....formats.base import InboxFormat
 from ....model import Task, Team, converter
 from ....timestamps import epoch
 from ....tracker import Tracker
+from ....transcript_frames import Delivered
 from ....transcript_sends import Sent
 from ....transcripts import Answer, Price, Session, TeamActivity, Transcript
 from ....transcripts.discover import Found, find_sessions, head
-from .recover import recover
+from .recover import recover, recover_delivered
 from .spec import BUDGET, Spec, answer_message, spec_of
 
 if TYPE_CHECKING:  # the engine and features load without pygls
@@ -60,6 +62,7 @@ class Rebuilt:
     tasks: list[Task]
     started: float
     ended: float
+    delivered: list[Delivered] = attrs.Factory(list)  # the lead's teammate-message blocks
 
 
 def _session_format() -> InboxFormat | None:
@@ -161,6 +164,7 @@ def read_session(
         tasks,
         created or ended,
         ended,
+        s.take_delivered(),
     )
 
 
@@ -299,6 +303,11 @@ class Unseen:
                 chunk = rb.sends[i : i + SENDS_A_STEP]
                 await server.in_state(
                     functools.partial(recover, tracker, rb.spec, chunk), background=True
+                )
+            for i in range(0, len(rb.delivered), SENDS_A_STEP):
+                part = rb.delivered[i : i + SENDS_A_STEP]
+                await server.in_state(
+                    functools.partial(recover_delivered, tracker, rb.spec, part), background=True
                 )
             await server.in_state(functools.partial(self.forget, tid), background=True)
         await server.in_state(
