@@ -241,15 +241,20 @@ async def test_lead_answers_activity_tokens_and_the_ended_team(
     assert len(r.since("teamInbox/replied", mark)) == 1
 
     convo = (await call(client, "teamInbox/conversation", {"team": TEAM}))["messages"]
-    assert [m["text"] for m in convo] == ["LEAD-ANSWER-1: all good"]
+    # the person's message only the lead's turn shows (no inbox file here): recovered
+    assert sorted((m["text"], m["recovered"]) for m in convo) == [
+        ("LEAD-ANSWER-1: all good", False),
+        ("PERSON-1: status?", True),
+    ]
     page = await call(
         client, "teamInbox/messages", {"team": TEAM, "inbox": "user", "includeArchived": True}
     )
     assert [m["id"] for m in page["messages"]] == [replied["id"]]
     found = await call(client, "teamInbox/search", {"query": "LEAD-ANSWER-1"})
     assert [m["id"] for m in found["messages"]] == [replied["id"]]
-    # only the answer is kept: nothing else of the transcripts is in the history
-    assert (await call(client, "teamInbox/search", {"query": "PERSON"}))["messages"] == []
+    # only the answer and the message it answered are kept: no other words of the transcripts
+    found = await call(client, "teamInbox/search", {"query": "PERSON"})
+    assert [(m["text"], m["recovered"]) for m in found["messages"]] == [("PERSON-1: status?", True)]
     assert (await call(client, "teamInbox/search", {"query": "LEAD-HELLO"}))["messages"] == []
 
     # helper is done: Claude Code drops it from the config and (2.1.197) deletes its inbox
@@ -287,7 +292,7 @@ async def test_lead_answers_activity_tokens_and_the_ended_team(
     assert m["team-lead"]["activity"]["working"] is False
     assert t["branch"] == "feature/login"
     convo = (await call(client, "teamInbox/conversation", {"team": f"claude:{TEAM}"}))["messages"]
-    assert [m["text"] for m in convo] == ["LEAD-ANSWER-1: all good"]
+    assert sorted(m["text"] for m in convo) == ["LEAD-ANSWER-1: all good", "PERSON-1: status?"]
     assert r.since("teamInbox/replied", mark) == []
     try:  # the renamed copy, if it is listed at all, has no answers of its own
         copy = await call(client, "teamInbox/conversation", {"team": f"claude:{deleted.name}"})
@@ -299,7 +304,7 @@ async def test_lead_answers_activity_tokens_and_the_ended_team(
     lead.append(lead.person("PERSON-2"), lead.said("LEAD-ANSWER-2"))
     await r.quiet(QUIET)
     convo = (await call(client, "teamInbox/conversation", {"team": f"claude:{TEAM}"}))["messages"]
-    assert [m["text"] for m in convo] == ["LEAD-ANSWER-1: all good"]
+    assert sorted(m["text"] for m in convo) == ["LEAD-ANSWER-1: all good", "PERSON-1: status?"]
 
 
 async def _true(got: list[Any]) -> bool:
@@ -331,7 +336,7 @@ async def test_restart_replies_once_and_catches_up(tmp_path: Path) -> None:
         await r.quiet(QUIET)
         assert [p["message"]["text"] for p in r.since("teamInbox/replied")] == ["ANSWER-2"]
         convo = (await call(second, "teamInbox/conversation", {"team": TEAM}))["messages"]
-        assert [m["text"] for m in convo] == ["ANSWER-2", "ANSWER-1"]
+        assert sorted(m["text"] for m in convo) == ["ANSWER-1", "ANSWER-2", "PERSON-1", "PERSON-2"]
     finally:
         await lsp_session.stop_server(second)
 
@@ -359,7 +364,7 @@ async def test_a_team_that_ended_while_away_is_read_to_its_end(tmp_path: Path) -
         t = await until(final, "the ended team's last reading")
         assert t["tokens"]["output"] == 27  # HELLO 10, LATE 7, ANSWER-LATE 10
         convo = (await call(second, "teamInbox/conversation", {"team": TEAM}))["messages"]
-        assert [m["text"] for m in convo] == ["ANSWER-LATE"]
+        assert sorted(m["text"] for m in convo) == ["ANSWER-LATE", "PERSON-1"]
         assert rec(second).since("teamInbox/replied") == []  # an ended team: archived only
     finally:
         await lsp_session.stop_server(second)
