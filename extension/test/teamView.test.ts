@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { renderMarkdown } from '../webview/teamView/markdown';
 import { frameCard, tasksNote, viewMessage, viewTeam } from '../src/teamView/viewModel';
 import { recipientResult } from '../src/teamView/recipientResult';
-import { doingLine, isWebLink } from '../src/teamView/viewProtocol';
+import { CHANGES_SHOWN, doingLine, isWebLink } from '../src/teamView/viewProtocol';
 import { member, msg, sent, team } from './fixtures';
 
 test('markdown: no HTML, no script, no image, no command: or javascript: link', () => {
@@ -169,4 +169,29 @@ test('viewTeam: a member card says what it does now, as text', () => {
   assert.equal(doingLine(card, now), 'now: Edit: src/api/refunds.py (for 2 min)');
   assert.equal(doingLine(card, now - 100_000), 'now: Edit: src/api/refunds.py', 'under a minute: no duration');
   assert.equal(viewTeam(team(), [], now).members[0].doing, '');
+});
+
+test("viewTeam: each member's changed files, newest first as the sidecar gives them, a few and how many more", () => {
+  const change = (who: string, n: number) => ({
+    member: who,
+    path: `/w/src/f${n}.ts`,
+    pathText: `/w/src/f${n}.ts`,
+    tool: 'Edit' as const,
+    time: 1000 - n,
+    toolUseId: `toolu_${who}_${n}`,
+  });
+  const t = team({ members: [member({ name: 'team-lead', lead: true }), member({ name: 'coder' })] });
+  const changes = [...Array.from({ length: CHANGES_SHOWN + 2 }, (_, i) => change('coder', i)), change('team-lead', 9)];
+  const v = viewTeam(t, [], 0, {}, changes);
+  const coder = v.members.find(m => m.name === 'coder')!;
+  assert.deepEqual(
+    coder.changes.map(c => c.id),
+    Array.from({ length: CHANGES_SHOWN }, (_, i) => `toolu_coder_${i}`),
+  );
+  assert.deepEqual(coder.changes[0], { id: 'toolu_coder_0', path: '/w/src/f0.ts', tool: 'Edit' });
+  assert.equal(coder.moreChanges, 2);
+  const lead = v.members.find(m => m.name === 'team-lead')!;
+  assert.deepEqual([lead.changes.map(c => c.path), lead.moreChanges], [['/w/src/f9.ts'], 0]);
+  // none asked for: every card lists none
+  assert.ok(viewTeam(t).members.every(m => m.changes.length === 0 && m.moreChanges === 0));
 });

@@ -243,7 +243,8 @@ def build(settings: Settings, history: str | None, read_only: bool = False) -> M
     app.add_tool(
         team_status,
         description="One team in detail: each member's state and why, last activity, last"
-        " words, tokens used, current task and latest message; and what waits on the person"
+        " words, current step (now doing), context, tokens and cost, changed files count,"
+        " current task and latest message; and what waits on the person"
         " (plans, permission requests, unanswered questions, stalled members)." + DATA,
         annotations=reading,
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from test_activity import session_team, transcripts
+from test_activity import MODEL, session_team, transcripts
 
 from support.cli import TEAMINBOX
 from support.entries import claude_entry
@@ -352,6 +352,52 @@ async def test_team_status_has_last_words_and_tokens_from_the_transcripts(teams:
     assert m["team-lead"]["lastWords"] == "LEAD-HELLO"
     assert m["helper"]["lastActivity"].endswith("Z") and st["branch"] == "feature/login"
     assert st["tokens"]["input"] == 2000
+
+
+def busy_helper(home: Path, at: str | None = None) -> None:
+    """The session team's helper: an Edit done (its result there), then `npm test` running;
+    `at`, when given, is every row's timestamp."""
+    session_team(home)
+    _, helper = transcripts(home)
+    edit = helper.said(tool="Edit")
+    edit["message"]["content"][0]["input"] = {
+        "file_path": "/home/dev/my-app/src/api.py",
+        "old_string": "a",
+        "new_string": "b",
+    }
+    done = helper._base("user")
+    done["message"] = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}],
+    }
+    bash = helper.said(tool="Bash")
+    bash["message"]["content"][0]["input"] = {"command": "npm test"}
+    rows = [edit, done, bash]
+    for r in rows:
+        r["timestamp"] = at or r["timestamp"]
+    helper.append(*rows)
+
+
+async def test_team_status_has_each_members_step_context_and_changed_files(
+    teams: Teams,
+) -> None:
+    busy_helper(teams.home)
+    async with served(teams, history=teams.home / "h.db") as s:
+
+        async def status() -> dict[str, Any] | None:
+            st = await call(s, "team_status", team="session-7a1c0de5")
+            m = {x["name"]: x for x in st["members"]}
+            return st if "doing" in m["helper"] else None
+
+        st = await until("the helper's step from its transcript", status)
+    m = {x["name"]: x for x in st["members"]}
+    doing = m["helper"]["doing"]
+    assert doing["text"] == "Bash: npm test" and doing["since"].endswith("Z")
+    assert "waiting" not in doing  # no permission prompt is open for it
+    assert m["helper"]["changedFiles"] == 1
+    assert m["helper"]["context"] == {"used": 1500, "window": 200000, "model": MODEL}
+    assert m["helper"]["tokens"]["cost"] > 0
+    assert "doing" not in m["team-lead"] and "changedFiles" not in m["team-lead"]
 
 
 # --- sends -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 
 from lsp_session import call, call_error, options, start
 from pytest_lsp import LanguageClient
-from test_mcp import entries, served
+from test_mcp import busy_helper, entries, served, until
 
 from support.world import REPO, Teams
 from teaminbox.protocol import MAX_LIMIT
@@ -103,6 +103,38 @@ async def test_every_tool_answers_the_same_through_both_faces(
     sent = [e["text"] for e in entries(teams.cinbox("researcher"))]
     assert sent[-2:] == ["look at jwt", "look at jwt"]  # once through each face
     assert IDLE not in [e["text"] for e in entries(teams.cinbox("team-lead"))]
+
+
+async def test_team_status_gives_the_same_steps_through_both_faces(
+    client: LanguageClient, teams: Teams
+) -> None:
+    """A member's step, context and changed files, read from its transcript by each face's own
+    sidecar (its rows dated long ago: no state turns while the two are asked)."""
+    busy_helper(teams.home, at="2026-11-30T09:00:00.000Z")
+    history = teams.home / "h.db"
+    await start(client, options(teams.home, historyPath=str(history)))
+    args = {"team": "session-7a1c0de5"}
+
+    def helper(st: dict[str, Any]) -> dict[str, Any]:
+        return next(m for m in st["members"] if m["name"] == "helper")
+
+    async def sidecar() -> Any:
+        got = await call(client, "teamInbox/callTool", {"name": "team_status", "input": args})
+        st: dict[str, Any] = got["result"]
+        return st if "doing" in helper(st) else None
+
+    async with served(teams, history=history) as s:
+
+        async def mcp() -> Any:
+            res = await s.call_tool("team_status", args)
+            assert not res.is_error, res
+            st = res.structured_content or {}
+            return st if "doing" in helper(st) else None
+
+        got, answered = await until("the sidecar's step", sidecar), await until("the MCP's", mcp)
+    assert got == answered
+    assert helper(got)["doing"] == {"text": "Bash: npm test", "since": "2026-11-30T09:00:00Z"}
+    assert helper(got)["changedFiles"] == 1 and helper(got)["context"]["used"] == 1500
 
 
 async def test_a_tools_input_is_checked_as_the_mcp_schema_says(

@@ -3,7 +3,8 @@
 // notification; the thread in time order with frames as cards; a send from the composer (written
 // under the peer's lock, by the sidecar) and a broadcast's per-recipient results; a task's status
 // set on the board; an ended team read-only; a teammate's hostile message inert (a local server
-// counts the connections a remote image would make: none). Screenshots go to ARTIFACTS.
+// counts the connections a remote image would make: none); a member card's changed files opened
+// and diffed, kept once the team ended. Screenshots go to ARTIFACTS.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
@@ -397,4 +398,97 @@ test('UI: the whole history by scrolling up, a page at a time from the sidecar; 
       return a.bottom <= b.bottom + 2 && a.top >= b.top;
     }), 10000);
     assert.equal(await pill.isHidden(), true);
+  }));
+
+// tvch: a teammate's transcript (Claude Code 2.1.332's rows) with seven file calls: five old edits,
+// an Edit of a file in the workspace, and, newest, a Write of a file outside it
+const WS_DIR = process.env.TI_WS;
+function writeChangesTeam() {
+  const team = claudeTeam(HOME_DIR, 'tvch', { user: [], researcher: [], 'team-lead': [] });
+  const sid = `33333333-4444-4555-8666-${Date.now().toString(16).padStart(12, '0').slice(-12)}`;
+  const config = JSON.parse(fs.readFileSync(path.join(team.dir, 'config.json'), 'utf8'));
+  config.leadSessionId = sid;
+  fs.writeFileSync(path.join(team.dir, 'config.json'), JSON.stringify(config, null, 2));
+  const inside = path.join(WS_DIR, 'tvch', 'changed.py');
+  const outside = path.join(HOME_DIR, 'tvch-outside', 'notes.txt');
+  for (const [f, text] of [[inside, 'INSIDE-FILE-TEXT = 1\n'], [outside, 'OUTSIDE-FILE-TEXT\n']]) {
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, text);
+  }
+  let n = 0;
+  const row = (type, content, ago) => JSON.stringify({
+    type, isSidechain: false, uuid: `tvch-${++n}-${Date.now()}`, timestamp: iso(ago),
+    message: type === 'assistant'
+      ? { id: `msg-tvch-${n}`, model: 'claude-sonnet-4-5-20250929', role: 'assistant', content, usage: { input_tokens: 10, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }
+      : { role: 'user', content },
+  }) + '\n';
+  const call = (id, name, input, ago) => row('assistant', [{ type: 'tool_use', id, name, input }], ago) +
+    row('user', [{ type: 'tool_result', tool_use_id: id, content: 'ok' }], ago - 1000);
+  const calls = [1, 2, 3, 4, 5].map(i => call(`toolu_old${i}`, 'Edit', { file_path: `/tmp/tvch/old${i}.py`, old_string: 'a', new_string: 'b' }, (20 - i) * MIN));
+  calls.push(call('toolu_in', 'Edit', { file_path: inside, old_string: 'OLD-TEXT-IN-EDIT', new_string: 'INSIDE-FILE-TEXT = 1' }, 5 * MIN));
+  calls.push(call('toolu_out', 'Write', { file_path: outside, content: 'OUTSIDE-FILE-TEXT\n' }, 2 * MIN));
+  const project = path.join(HOME_DIR, '.claude', 'projects', '/tmp/tvch'.replace(/[^A-Za-z0-9]/g, '-'));
+  const sub = path.join(project, sid, 'subagents');
+  fs.mkdirSync(sub, { recursive: true });
+  fs.writeFileSync(path.join(project, `${sid}.jsonl`), row('assistant', [{ type: 'text', text: 'LEAD-TVCH' }], 30 * MIN));
+  fs.writeFileSync(path.join(sub, 'agent-atvch.meta.json'), JSON.stringify({ name: 'researcher', teamName: 'tvch' }));
+  fs.writeFileSync(path.join(sub, 'agent-atvch.jsonl'), calls.join(''));
+  return { team, inside, outside };
+}
+
+test("UI: a member card's changed files: newest first, open (outside the workspace read-only), show the change; an ended team keeps them", { timeout: 180000 }, () =>
+  withWorkbench({ width: 1400, height: 1000 }, 'teamview-failure-changes.png', async page => {
+    const { team, inside, outside } = writeChangesTeam();
+    await page.locator('[id="teaminbox.team-inbox.teamInbox.unread"]').waitFor({ state: 'visible', timeout: 60000 });
+    await palette(page, 'Team Inbox: Open Team View');
+    await page.keyboard.press('Enter');
+    await pickTeam(page, 'tvch');
+    let f = await viewFrame(page, team.id);
+    let card = f.locator('.members > li', { hasText: 'researcher' });
+    const paths = () => card.locator('.change-open').allTextContents();
+    // an editor opened in its group hides the view (its frame goes): back to it, a new frame
+    const backToView = async () => {
+      await page.locator('.tabs-container .tab', { hasText: 'Team: tvch' }).first().click();
+      f = await viewFrame(page, team.id);
+      card = f.locator('.members > li', { hasText: 'researcher' });
+      await poll('the card drawn again', async () => (await paths()).length === 5, 30000);
+    };
+    await poll('the changed files on the card', async () => (await paths()).length === 5, 60000);
+    assert.deepEqual(await paths(), [outside, inside, '/tmp/tvch/old5.py', '/tmp/tvch/old4.py', '/tmp/tvch/old3.py']);
+    assert.equal(await card.locator('.changes-head').textContent(), 'changed files (7)');
+    assert.equal(await card.locator('.changes-more').textContent(), "2 more (the tree's Changed files)");
+    assert.equal(await card.locator('.changes a').count(), 0, 'paths are text, no links');
+    await shot(page, 'teamview-changes.png');
+
+    const tab = page.locator('.tabs-container .tab.active');
+    const editorText = () => page.locator('.editor-instance .view-lines').first().textContent();
+    // a file in the workspace: opened as itself
+    await card.locator('.change-open', { hasText: inside }).click();
+    await poll('the workspace file open', async () => (await tab.getAttribute('aria-label').catch(() => '') ?? '').startsWith('changed.py'), 30000);
+    await poll('its text', async () => /INSIDE-FILE-TEXT/.test(await editorText()), 20000);
+    // outside the workspace: its text, read-only
+    await backToView();
+    await card.locator('.change-open', { hasText: outside }).click();
+    await poll('the outside file, read-only', async () => /notes\.txt \(outside the workspace, read-only\)/.test(await tab.getAttribute('aria-label').catch(() => '') ?? ''), 30000);
+    await poll('its text', async () => /OUTSIDE-FILE-TEXT/.test(await editorText()), 20000);
+    // the Edit's change: VS Code's diff editor on its old and new text
+    await backToView();
+    await card.locator('li', { hasText: inside }).locator('.change-diff').click();
+    await poll('the diff editor', async () => /changed\.py: Edit's old ↔ new text, from researcher's transcript/.test(await tab.getAttribute('aria-label').catch(() => '') ?? ''), 30000);
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20000 });
+    await poll('the old text on its left', async () => /OLD-TEXT-IN-EDIT/.test(await page.locator('.monaco-diff-editor .editor.original .view-lines').first().textContent()), 20000);
+    await shot(page, 'teamview-changes-diff.png');
+
+    // the team ends: its folder goes; the card keeps its list, also as a reload asks for it again
+    await backToView();
+    fs.rmSync(team.dir, { recursive: true, force: true });
+    await poll('ended in the header', async () => /ended/.test(await f.locator('.team-header .facts').textContent()), 30000);
+    await palette(page, 'Developer: Reload Window');
+    await Promise.all([page.waitForNavigation({ timeout: 60000 }), page.keyboard.press('Enter')]);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    const g = await viewFrame(page, team.id, 60000);
+    const again = () => g.locator('.members > li', { hasText: 'researcher' }).locator('.change-open').allTextContents();
+    await poll('the ended team, its changed files', async () => (await again()).length === 5 && /ended/.test(await g.locator('.team-header .facts').textContent()), 60000);
+    assert.deepEqual(await again(), [outside, inside, '/tmp/tvch/old5.py', '/tmp/tvch/old4.py', '/tmp/tvch/old3.py']);
+    await shot(page, 'teamview-changes-ended.png');
   }));

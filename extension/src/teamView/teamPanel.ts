@@ -6,11 +6,11 @@ import * as vscode from 'vscode';
 import * as crypto from 'crypto';
 import type { SidecarCache, CacheChange } from '../sidecarCache';
 import type { SidecarClient } from '../sidecarClient';
-import { Message, Methods, Team } from '../protocol';
+import { FileChange, Message, Methods, Team } from '../protocol';
 import { CONVERSATION_LIMIT, convKey } from '../conversation';
 import { errorText } from '../render';
 import { pickTeam } from '../commands/pickers';
-import { TeamNode } from '../treeNodes';
+import { ChangedFileNode, TeamNode } from '../treeNodes';
 import { tasksNote, viewMessage, viewTask, viewTeam } from './viewModel';
 import { recipientResult } from './recipientResult';
 import { budgetsSetting } from '../budgetAlerts';
@@ -25,6 +25,9 @@ import {
 } from './viewProtocol';
 
 export const TEAM_VIEW_TYPE = 'teamInbox.teamView';
+
+/** Each member's count of changed files: when it moves, the list is asked again. */
+const changeCounts = (team: Team): string => team.members.map(m => `${m.name}:${m.activity?.changed ?? 0}`).join('\n');
 /** Older messages fetched per scroll to the top. */
 export const OLDER_PAGE = 200;
 /** Messages in the view's first `init`: what fills its first screens; the rest of the cached
@@ -61,6 +64,9 @@ class TeamPanel implements vscode.Disposable {
   private loadingOlder = false;
   private ready = false;
   private pendingFocus = '';
+  /** The team's changed files (teamInbox/changes, newest first), fetched again when a member's count moves. */
+  private changes: FileChange[] = [];
+  private changesAt = '';
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -110,6 +116,9 @@ class TeamPanel implements vscode.Disposable {
         // only a web link leaves the view: never command:, file: or anything else an agent wrote
         if (isWebLink(m.url)) await vscode.env.openExternal(vscode.Uri.parse(m.url.trim(), true));
         return;
+      case 'openChange':
+      case 'showChange':
+        return this.change(m.type, m.id);
     }
   }
 
@@ -123,12 +132,15 @@ class TeamPanel implements vscode.Disposable {
       return;
     }
     this.panel.title = `Team: ${team.name}`;
+    this.changesAt = '';
+    // beside the conversation: no round trip more before the first paint
     const [list, tasks] = await Promise.all([
       this.d.cache.loadConversation(team.id),
       this.d.cache.loadTasks(team.id).catch(e => {
         this.d.log.warn(`team view tasks: ${errorText(e).text}`);
         return [];
       }),
+      this.loadChanges(team),
     ]);
     this.sent = new Map();
     this.posted = new WeakMap();
@@ -142,7 +154,7 @@ class TeamPanel implements vscode.Disposable {
     this.restKeys = new Set(this.rest.map(convKey));
     this.loaded = list.length;
     this.moreInSidecar = list.length >= CONVERSATION_LIMIT;
-    const vt = viewTeam(team, tasks, Date.now(), budgetsSetting());
+    const vt = viewTeam(team, tasks, Date.now(), budgetsSetting(), this.changes);
     this.teamJson = JSON.stringify(vt);
     this.post({
       type: 'init',
@@ -179,11 +191,43 @@ class TeamPanel implements vscode.Disposable {
   }
 
   private postTeam(team: Team): void {
-    const vt = viewTeam(team, this.d.cache.tasks(team.id) ?? [], Date.now(), budgetsSetting());
+    if (changeCounts(team) !== this.changesAt) {
+      void this.loadChanges(team).then(() => {
+        const now = this.team();
+        if (now && this.ready) this.postTeam(now);
+      });
+    }
+    const vt = viewTeam(team, this.d.cache.tasks(team.id) ?? [], Date.now(), budgetsSetting(), this.changes);
     const json = JSON.stringify(vt);
     if (json === this.teamJson) return;
     this.teamJson = json;
     this.post({ type: 'team', team: vt });
+  }
+
+  /** The team's changed files, asked again only when a member's count moved (an ended team's
+   * come from the history: its list stays). */
+  private async loadChanges(team: Team): Promise<void> {
+    const at = changeCounts(team);
+    if (at === this.changesAt) return;
+    this.changesAt = at;
+    try {
+      this.changes = (await this.d.sidecar.request('teamInbox/changes', { team: team.id })).changes;
+    } catch (e) {
+      this.d.log.warn(`team view changed files: ${errorText(e).text}`);
+    }
+  }
+
+  /** A changed file opened, or its change shown: the tree's own commands, on the same node. */
+  private async change(kind: 'openChange' | 'showChange', id: string): Promise<void> {
+    const team = this.team();
+    const c = this.changes.find(x => x.toolUseId === id);
+    const member = c && team?.members.find(m => m.name === c.member);
+    if (!team || !c || !member) return;
+    const node = new ChangedFileNode(`view:${team.id}/${id}`, team, member, c);
+    await vscode.commands.executeCommand(
+      kind === 'openChange' ? 'teamInbox.openChangedFile' : 'teamInbox.showChange',
+      node,
+    );
   }
 
   /** Posts the messages of the cached conversation that are new or changed since last posted. */

@@ -1,10 +1,10 @@
 // What the team view shows, built from the sidecar's objects (pure, no vscode import: unit-tested).
 // The words come from render.ts (the sidecar's description of each message, labels, times).
-import type { Message, Task, Team } from '../protocol';
+import type { FileChange, Message, Task, Team } from '../protocol';
 import { describe, localTime, messagePreview, senderName } from '../render';
 import { convKey, deliveryState } from '../conversation';
 import { formatName, stepText } from '../treeRows';
-import { TASK_STATUSES } from './viewProtocol';
+import { CHANGES_SHOWN, TASK_STATUSES } from './viewProtocol';
 import { budgetFor } from '../budgets';
 import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './viewProtocol';
 
@@ -19,8 +19,10 @@ export function viewTeam(
   tasks: readonly Task[] = [],
   now: number = Date.now(),
   budgets: unknown = {},
+  changes: readonly FileChange[] = [],
 ): ViewTeam {
   const members: ViewMember[] = team.members.map(m => {
+    const changed = changes.filter(c => c.member === m.name);
     const task =
       tasks.find(t => t.owner === m.name && t.status === 'in_progress') ??
       tasks.find(t => t.owner === m.name && t.status === 'pending');
@@ -43,6 +45,8 @@ export function viewTeam(
       contextUsed: a?.context ? a.context.used : null,
       contextWindow: a?.context ? a.context.window : null,
       left: m.left,
+      changes: changed.slice(0, CHANGES_SHOWN).map(c => ({ id: c.toolUseId, path: c.pathText, tool: c.tool })),
+      moreChanges: Math.max(0, changed.length - CHANGES_SHOWN),
     };
   });
   const lead = team.members.find(m => m.lead);

@@ -28,7 +28,22 @@ export interface ViewMember {
   contextUsed: number | null;
   contextWindow: number | null;
   left: boolean;
+  /** its newest changed files (at most CHANGES_SHOWN), newest first */
+  changes: ViewChange[];
+  /** how many more it changed than `changes` holds */
+  moreChanges: number;
 }
+
+/** A file a member wrote or edited: its path as one line of text (agent data, shown as text). */
+export interface ViewChange {
+  /** the call's tool_use id: what the host opens or diffs */
+  id: string;
+  path: string;
+  tool: string;
+}
+
+/** Changed files a member card lists; the tree's "Changed files" node has them all. */
+export const CHANGES_SHOWN = 5;
 
 export interface ViewTeam {
   id: string;
@@ -133,7 +148,9 @@ export type ViewToHost =
   | { type: 'send'; to: string[]; text: string }
   | { type: 'older' }
   | { type: 'setTaskStatus'; id: string; status: string }
-  | { type: 'openLink'; url: string };
+  | { type: 'openLink'; url: string }
+  /** a changed file: open it, or show its change (the tree's commands) */
+  | { type: 'openChange' | 'showChange'; id: string };
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'blocked', 'completed'] as const;
 

@@ -5,7 +5,7 @@ import type { ViewMember, ViewTeam } from '../../src/teamView/viewProtocol';
 import { relativeTime } from '../../src/render';
 import { drawComposer } from './composer';
 import { colorClass, h } from './dom';
-import { currentTeam, save, setTeam, state } from './host';
+import { currentTeam, post, save, setTeam, state } from './host';
 import { applyFilter } from './toolbar';
 
 export const header = h('header', { class: 'team-header', 'aria-label': 'Team' });
@@ -75,6 +75,7 @@ function memberRow(m: ViewMember): HTMLElement {
       : '',
     m.contextUsed !== null ? contextEl(m) : '',
     m.tokens !== null ? h('div', { class: 'tokens', text: `${fmtTokens(m.tokens)} tokens ${fmtCost(m.cost)}` }) : '',
+    m.changes.length ? changesEl(m) : '',
   ];
   return h('li', {}, btn, ...lines);
 }
@@ -111,6 +112,26 @@ function budgetEl(cost: number, budget: number): HTMLElement {
   const share = (100 * cost) / budget;
   const text = `budget: $${cost.toFixed(2)} of $${budget.toFixed(2)} (${Math.round(share)} %)`;
   return h('p', { class: 'budget' }, bar(share, text, levelOf(share)), h('span', { text }));
+}
+
+/** A member's changed files, newest first: a path opens the file, "diff" shows the change. */
+function changesEl(m: ViewMember): HTMLElement {
+  const n = m.changes.length + m.moreChanges;
+  const rows = m.changes.map(c => {
+    // the path's end (its file name) stays in sight when the card cuts it
+    const open = h('button', { class: 'change-open', title: `Open ${c.path}` }, h('span', { text: c.path }));
+    open.addEventListener('click', () => post({ type: 'openChange', id: c.id }));
+    const diff = h('button', { class: 'change-diff', 'aria-label': `Show the change to ${c.path}`, text: 'diff' });
+    diff.addEventListener('click', () => post({ type: 'showChange', id: c.id }));
+    return h('li', {}, open, diff);
+  });
+  return h(
+    'div',
+    { class: 'changes' },
+    h('div', { class: 'changes-head', text: `changed files (${n})` }),
+    h('ul', { 'aria-label': `${m.name}'s changed files, newest first` }, ...rows),
+    m.moreChanges ? h('div', { class: 'changes-more', text: `${m.moreChanges} more (the tree's Changed files)` }) : '',
+  );
 }
 
 function doingEl(m: ViewMember): HTMLElement {

@@ -67,6 +67,15 @@ def _lean(d: dict[str, Any], keep: tuple[str, ...] = ()) -> dict[str, Any]:
     }
 
 
+def _step_out(step: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A member's current step: what a row shows, since when, whether it waits for the person."""
+    if not step:
+        return None
+    return _lean(
+        {"text": step["text"], "since": _iso(step.get("since")), "waiting": step.get("waiting")}
+    )
+
+
 def _names(team: dict[str, Any]) -> dict[str, str]:
     """Every spelling of a member (inbox, agent id, name) -> its name."""
     out: dict[str, str] = {}
@@ -304,6 +313,9 @@ class Tools:
                         "working": act.get("working"),
                         "lastWords": act.get("lastWords"),
                         "tokens": act.get("tokens"),
+                        "doing": _step_out(act.get("doing")),
+                        "context": act.get("context"),
+                        "changedFiles": act.get("changed") or None,
                         "currentTask": task_out(current) if current else None,
                         "tasks": len(doing) or None,
                         "unread": m.get("unread") or None,
