@@ -9,6 +9,7 @@ import json
 import struct
 import threading
 from collections.abc import Awaitable
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,31 @@ def test_requests_jobs_go_before_the_watchs() -> None:
     for job in jobs:
         job.result(5)
     assert order == ["request 1", "request 2", "watch 1", "watch 2"]
+
+
+def test_closing_runs_the_last_job_next_and_no_other_after_it() -> None:
+    """The history's close comes after the job running now and before any watch step
+    queued behind it; nothing queued or submitted later runs on what it closed."""
+    state = core.StateThread()
+    started, gate = threading.Event(), threading.Event()
+    order: list[str] = []
+    running = state.submit(
+        lambda: (started.set(), gate.wait(), order.append("running")), background=True
+    )
+    assert started.wait(30)
+    queued = [
+        state.submit(lambda: order.append("watch"), background=True),
+        state.submit(lambda: order.append("request")),
+    ]
+    last = state.close(lambda: order.append("close"))
+    gate.set()
+    last.result(5)
+    running.result(5)
+    later = state.submit(lambda: order.append("later"))
+    for job in [*queued, later]:
+        with pytest.raises(CancelledError):
+            job.result(5)
+    assert order == ["running", "close"]
 
 
 def test_a_jobs_error_is_its_callers_and_the_thread_goes_on() -> None:

@@ -86,8 +86,18 @@ class StateThread:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def submit(self, fn: Callable[[], T], background: bool = False) -> Future[T]:
+        return self._put(1 if background else 0, fn)
+
+    def close(self, last: Callable[[], T]) -> Future[T]:
+        """`last` runs next, after the job running now; every other job not yet run, and
+        any submitted later, is cancelled: nothing touches what `last` closes."""
+        self._closed = True
+        return self._put(-1, last)
+
+    def _put(self, rank: int, fn: Callable[[], T]) -> Future[T]:
         future: Future[T] = Future()
         with self._lock:
             if self._thread is None:  # daemon: a job stuck in a peer's file never holds up exit
@@ -95,12 +105,14 @@ class StateThread:
                     target=self._run, name="teaminbox-state", daemon=True
                 )
                 self._thread.start()
-        self._jobs.put((1 if background else 0, next(self._order), fn, future))
+        self._jobs.put((rank, next(self._order), fn, future))
         return future
 
     def _run(self) -> None:
         while True:
-            _, _, fn, future = self._jobs.get()
+            rank, _, fn, future = self._jobs.get()
+            if self._closed and rank >= 0:
+                future.cancel()
             if not future.set_running_or_notify_cancel():
                 continue
             try:
@@ -281,8 +293,8 @@ class TeamInboxServer:
         if self.watcher:
             self.watcher.stop()
         tracker = self.tracker
-        if tracker is not None:
-            await self.in_state(tracker.history.close)
+        if tracker is not None:  # a watch step already queued would find the history closed
+            await asyncio.wrap_future(self.state.close(tracker.history.close))
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
