@@ -60,7 +60,7 @@ export function pluginState(stdout: string): PluginState | undefined {
   if (!entries.length) return undefined;
   // installed in more than one scope: enabled if any is
   const e = entries.find(x => x.enabled === true) ?? entries[0];
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const str = (v: unknown) => (typeof v === 'string' ? visible(v, false) : undefined);
   return { enabled: e.enabled === true, scope: str(e.scope), from: str(e.readFromFolder) ?? str(e.installPath) };
 }
 

@@ -84,6 +84,10 @@ test('claude plugin list --json: the plugin, enabled or not, and where from', ()
     scope: undefined,
     from: '/c/cache',
   });
+  assert.equal(
+    pluginState(JSON.stringify([{ id: PLUGIN_ID, enabled: true, readFromFolder: '/m/\x1b[2Jx\ny' }]))?.from,
+    '/m/\\e[2Jx\\ny',
+  );
   // two scopes, the first disabled: enabled
   assert.equal(
     pluginState(
