@@ -2,16 +2,16 @@
 // driven through chromium, with the real Claude Code 2.1.332 CLI of the interop harness
 // (tests/interop/claude_code/install.py). run.sh starts code-server WITHOUT the smoke-test driver
 // (the driver refuses every modal dialog; a person answers this one), HOME a scratch folder of its
-// own (so Claude Code's settings are there and nowhere else) and TI_CLAUDE_BIN on PATH. That folder
-// holds no `claude` until a test writes one: a wrapper that runs the real CLI offline, notes each
-// call and, while a `hold` file exists, waits before each install step until the test says go, so
-// the test sees each step's progress. TI_PLUGIN_PHASE says which code-server this is:
+// own (so Claude Code's settings are there and nowhere else) and TI_CLAUDE_BIN, its ~/.local/bin,
+// on PATH (through its .profile). That folder holds no `claude` until a test writes one: a wrapper
+// that runs the real CLI offline, notes each call and, while a `hold` file exists, waits before
+// each install step until the test says go, so the test sees each step's progress. TI_PLUGIN_PHASE says which code-server this is:
 // - restricted: Workspace Trust on, the folder in Restricted Mode: no program runs; the commands
 //   the person copies install the plugin when they run them;
 // - trusted: no `claude` on PATH (it says so, changes nothing); Team Inbox's settings hooks
 //   (`teaminbox hook install`, `--record`) already there; the install, step by step, then
 //   `claude plugin list`; a teammate's send recorded once; the command again: already installed.
-const { test, before } = require('node:test');
+const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const cp = require('child_process');
 const fs = require('fs');
@@ -126,6 +126,8 @@ before(() => {
   const others = (process.env.PATH || '').split(':').filter(d => d && d !== BIN && fs.existsSync(path.join(d, 'claude')));
   assert.deepEqual(others, [], 'another claude on PATH');
 });
+
+after(() => fs.rmSync(GATE, { recursive: true, force: true }));
 
 if (PHASE === 'restricted') {
   test('Restricted Mode: the command runs no program and says why; the copied commands install it', { timeout: 300000 }, async () => {
