@@ -1,7 +1,9 @@
 // The pure half of `teamInbox.installPlugin` (claudePlugin.ts): where `claude` is, the README's
-// two commands, how they are shown, and the plugin copied out of the extension's folder.
+// two commands, how they are shown, what `claude plugin list --json` says of the plugin, the CLI's
+// words made plain text, and the plugin copied out of the extension's folder.
 import * as fs from 'fs';
 import * as path from 'path';
+import { visible } from './plainText';
 
 export const PLUGIN_ID = 'team-inbox@teaminbox';
 
@@ -28,6 +30,49 @@ export function pluginSteps(claude: string, dir: string): string[][] {
     [claude, 'plugin', 'marketplace', 'add', dir],
     [claude, 'plugin', 'install', PLUGIN_ID],
   ];
+}
+
+/** The read-only command that says whether the plugin is installed and enabled. */
+export function listStep(claude: string): string[] {
+  return [claude, 'plugin', 'list', '--json'];
+}
+
+export interface PluginState {
+  enabled: boolean;
+  scope?: string;
+  /** The folder Claude Code loads it from (a local marketplace's plugin), if it says. */
+  from?: string;
+}
+
+/** The plugin as `claude plugin list --json` lists it; undefined when it is not listed or the
+ * output is not that list. */
+export function pluginState(stdout: string): PluginState | undefined {
+  let list: unknown;
+  try {
+    list = JSON.parse(stdout);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(list)) return undefined;
+  const entries = list.filter(
+    (e): e is Record<string, unknown> => typeof e === 'object' && e !== null && e.id === PLUGIN_ID,
+  );
+  if (!entries.length) return undefined;
+  // installed in more than one scope: enabled if any is
+  const e = entries.find(x => x.enabled === true) ?? entries[0];
+  const str = (v: unknown) => (typeof v === 'string' ? visible(v, false) : undefined);
+  return { enabled: e.enabled === true, scope: str(e.scope), from: str(e.readFromFolder) ?? str(e.installPath) };
+}
+
+// terminal escapes (CSI with its parameters, OSC up to BEL or ST, then a lone ESC pair)
+// eslint-disable-next-line no-control-regex
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?/g;
+
+/** What the CLI printed, as text to show: colours and cursor moves dropped, every other invisible
+ * character written out, the last `max` characters. */
+export function cliText(out: string, max = 500): string {
+  const t = visible(out.replace(ESCAPES, '').replace(/\r\n?/g, '\n').trim());
+  return t.length > max ? `…${t.slice(-max)}` : t;
 }
 
 /** One command as the person would type it (for showing only: it is run without a shell). */

@@ -58,12 +58,19 @@ def target_of(path: pathlib.Path) -> str:
     return m.group(1) or "universal"
 
 
+LAUNCHER = "extension/claude-plugin/bin/teaminbox-plugin"
+
+
 def check(path: pathlib.Path) -> list[str]:
     target = target_of(path)
     errors: list[str] = []
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
         manifest = z.read("extension.vsixmanifest").decode()
+        # the plugin's launcher keeps its mode: Claude Code's copy of the plugin is made from it
+        launcher = z.getinfo(LAUNCHER) if LAUNCHER in names else None
+    if launcher is not None and (launcher.external_attr >> 16) & 0o777 != 0o755:
+        errors.append(f"{LAUNCHER}: mode {oct((launcher.external_attr >> 16) & 0o777)}, not 0o755")
     for need in (
         f"{LIBS}teaminbox/__main__.py",
         f"{LIBS}teaminbox/orjson_standin.py",
@@ -76,7 +83,7 @@ def check(path: pathlib.Path) -> list[str]:
         "extension/claude-plugin/.claude-plugin/plugin.json",
         "extension/claude-plugin/hooks/hooks.json",
         "extension/claude-plugin/.mcp.json",
-        "extension/claude-plugin/bin/teaminbox-plugin",
+        LAUNCHER,
         "extension/claude-plugin/bin/launch.py",
     ):
         if need not in names:

@@ -78,6 +78,30 @@ if [ "${TI_ONLY:-}" = suite ]; then
     node --test --test-reporter=tap --test-name-pattern='extension host API' "$HERE/e2e.js"
   exit
 fi
+# the Claude Code plugin command (plugin.js): the interop harness's real `claude` (installed once
+# into the cache) reachable as Claude Code's installer puts it, ~/.local/bin/claude, on the PATH of
+# ~/.profile (VS Code's server takes the login shell's environment), a scratch HOME for Claude Code
+# too; first in Restricted Mode, then trusted. No smoke-test driver: the person answers a modal.
+plugin_ui() { # a HOME of its own for each phase: Claude Code's settings start empty in each
+  local exe home bin libs phase
+  exe=$("${PYTHON:-python3}" -c 'import sys; sys.path.insert(0, "tests/interop")
+from claude_code.install import install; print(install("2.1.332"))') || return 1
+  for phase in restricted trusted; do
+    home="$WORK/home-plugin-$phase" bin="$WORK/home-plugin-$phase/.local/bin"
+    mkdir -p "$bin"
+    printf '%s\n' '# as a Debian skeleton .profile: the user'"'"'s own bin on PATH' \
+      'if [ -d "$HOME/.local/bin" ]; then PATH="$HOME/.local/bin:$PATH"; fi' >"$home/.profile"
+    node "$HERE/fixtures.js" "$home"
+    TI_TRUST=$([ $phase = restricted ] && echo 1) TI_NO_DRIVER=1 PATH="$bin:$PATH" \
+      ti_serve "$home" "$PORT" "$home/workspace" "$WORK/ext/dist/team-inbox.vsix" "$PY" 0 || return 1
+    libs=$(ls -d "$home"/.code-server/ext/*team-inbox*/bundled/libs | head -1)
+    PATH="$bin:$PATH" CS_BASE="http://127.0.0.1:$PORT" TI_HOME="$home" TI_WS="$home/workspace" TI_EXT="$WORK/ext" TI_ARTIFACTS="$ARTIFACTS" \
+      TI_PY="$PY" TI_LIBS="$libs" TI_CLAUDE_EXE="$exe" TI_CLAUDE_BIN="$bin" TI_PLUGIN_PHASE=$phase \
+      node --test --test-reporter=tap "$HERE/plugin.js" || E2E_RC=1
+    kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true
+  done
+}
+if [ "${TI_ONLY:-}" = plugin ]; then plugin_ui || E2E_RC=1; exit "${E2E_RC:-0}"; fi
 # TI_ONLY=trust: only the Workspace Trust test (trust.js) below; TI_ONLY=lm: only lm.js
 if [ "${TI_ONLY:-}" != trust ] && [ "${TI_ONLY:-}" != lm ]; then
 node "$HERE/fixtures.js" "$WORK/home"
@@ -127,6 +151,7 @@ if [ "${TI_ONLY:-}" != trust ] && [ -x "$REPO/.venv/bin/python" ]; then
   kill -- -"$TI_CS_PID" 2>/dev/null || true; wait "$TI_CS_PID" 2>/dev/null || true
 fi
 [ "${TI_ONLY:-}" = lm ] && exit "${E2E_RC:-0}"
+[ "${TI_ONLY:-}" = trust ] || plugin_ui || E2E_RC=1
 # Workspace Trust (trust.js): a code-server of its own with trust on, the folder opens in
 # Restricted Mode; the folder's settings name a program, a file and a folder of its own
 node "$HERE/fixtures.js" "$WORK/home3"

@@ -44,10 +44,13 @@ PY
   # a scratch HOME keeps code-server out of ~/.config and points the sidecar's default roots there
   local trust_flag=(--disable-workspace-trust)
   [ "${TI_TRUST:-}" = 1 ] && trust_flag=()
+  # TI_NO_DRIVER=1: no smoke-test driver, which refuses every modal dialog (plugin.js answers one)
+  local driver=(--vscode-option enable-smoke-test-driver)
+  [ "${TI_NO_DRIVER:-}" = 1 ] && driver=()
   local cmd=(env -u CLAUDE_CONFIG_DIR -u XDG_CONFIG_HOME -u XDG_DATA_HOME -u XDG_STATE_HOME -u XDG_CACHE_HOME
     HOME="$home" PATH="$TI_NODE24:$PATH"
     "$TI_CS" --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check
-    "${trust_flag[@]}" --disable-getting-started-override --vscode-option enable-smoke-test-driver
+    "${trust_flag[@]}" --disable-getting-started-override "${driver[@]}"
     --extensions-dir "$data/ext" --user-data-dir "$data/user" "$folder")
   echo "Team Inbox in VS Code: http://127.0.0.1:$port/?folder=$folder"
   if [ "$fg" = 1 ]; then exec "${cmd[@]}"; fi

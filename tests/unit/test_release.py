@@ -58,6 +58,7 @@ def vsix(
     readme: str = README,
     icon: bytes | None = None,
     licence: str = "MIT License\n",
+    launcher_mode: int = 0o755,
 ) -> Path:
     name = "team-inbox.vsix" if target == "universal" else f"team-inbox-{target}.vsix"
     path = folder / name
@@ -86,7 +87,10 @@ def vsix(
         z.writestr("extension/dist/teamView.css", "")
         z.writestr("extension/extension/media/icon.png", png(128, 128) if icon is None else icon)
         for f in PLUGIN_FILES:  # the Claude Code plugin (teamInbox.installPlugin copies it out)
-            z.writestr(f"extension/{f}", "{}")
+            info = zipfile.ZipInfo(f"extension/{f}")
+            if f.endswith("bin/teaminbox-plugin"):
+                info.external_attr = (0o100000 | launcher_mode) << 16
+            z.writestr(info, "{}")
         for module in ("__main__", "orjson_standin"):  # the sources and their bytecode
             z.writestr(f"{LIBS}teaminbox/{module}.py", "")
             z.writestr(f"{LIBS}teaminbox/__pycache__/{module}.{TAG}.pyc", hash_pyc(b""))
@@ -198,6 +202,7 @@ def test_a_missing_target_publishes_nothing(tmp_path: Path, packages: list[Path]
         ({"readme": README + "\n[site](http://example.com/x)\n"}, "only https links resolve"),
         ({"readme": README + '\n<img src="https://example.com/b.svg">\n'}, "SVG images are"),
         ({"version": "0.2.0"}, "different extensions or versions"),
+        ({"launcher_mode": 0o644}, "teaminbox-plugin: mode 0o644, not 0o755"),
     ],
 )
 def test_what_a_registry_refuses_is_caught(
