@@ -167,3 +167,18 @@ def test_a_stall_while_the_hook_records_says_no_gap(world: World) -> None:
     assert not stall_says_a_gap(world)
     world.tracker.history.save_spool_offsets({})  # a file went before it was read through
     assert stall_says_a_gap(world)
+
+
+def test_a_spool_that_cannot_be_read_keeps_the_gap(world: World) -> None:
+    now = time.time()
+    world.hook(now - 120, "before")
+    world.take_in()
+    current = Path(world.spool) / spool.CURRENT
+    current.chmod(0)  # root reads it anyway: then a folder in its place
+    if os.access(current, os.R_OK):
+        current.chmod(0o600)
+        shutil.rmtree(world.spool)
+        Path(world.spool).mkdir()
+        (Path(world.spool) / spool.CURRENT).mkdir()
+    world.unread_since(now - 60, now - 30)
+    assert world.gap_at_start()

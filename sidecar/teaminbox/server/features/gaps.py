@@ -84,7 +84,11 @@ class Gaps(Feature):
         first = tracker.history.spooled_since(spec.session_id) if spec is not None else None
         if first is None or first > start:
             return False
-        present = spool.read(self.spool_folder, {}, budget=0).offsets  # the headers alone
+        try:
+            present = spool.read(self.spool_folder, {}, budget=0).offsets  # the headers alone
+        except OSError as err:  # a spool that cannot be read keeps nothing for sure
+            log.info("spool %s: %s", self.spool_folder, err)
+            return False
         return not tracker.history.spool_lost(start, end, present)
 
     def at_risk(self, tracker: Tracker, now: float) -> dict[Key, str]:
