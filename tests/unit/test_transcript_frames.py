@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from teaminbox import transcript_frames as tf
 from teaminbox.transcript_frames import DeliveredLog, blocks
 from teaminbox.transcripts import Stats
@@ -74,21 +76,23 @@ def test_a_teammates_file_hands_over_none() -> None:
     assert stats.delivered.take() == []
 
 
-HELPER = LEAD.parent / LEAD.stem / "subagents" / "agent-ahelper-4d942c13c8d783bd.jsonl"
-
-
-def test_the_recorded_teammates_file_shows_its_own_inboxs_frames_with_their_text() -> None:
-    """helper's inbox in the 2.1.332 recording: the lead's task assignment and shutdown
-    request, both pruned within a second; the lead's transcript holds only the calls that
-    made them (TaskUpdate's taskId and owner, SendMessage's reason), helper's holds each
-    frame whole (the shutdown request with Claude Code's how-to-answer after it)."""
-    lead_rows = LEAD.read_text()
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_the_recorded_teammates_file_shows_its_own_inboxs_frames_with_their_text(
+    version: str,
+) -> None:
+    """helper's inbox in each recording: the lead's task assignment and shutdown request,
+    both pruned within a second; the lead's transcript holds only the calls that made them
+    (TaskUpdate's taskId and owner, SendMessage's reason), helper's holds each frame whole
+    (the shutdown request with Claude Code's how-to-answer after it)."""
+    home = RECORDED / version / "home/.claude/projects/-home-dev-project"
+    [helper] = home.glob("*/subagents/agent-ahelper-*.jsonl")
+    lead_rows = (home / f"{helper.parents[1].name}.jsonl").read_text()
     assert '"TaskUpdate"' in lead_rows and "task_assignment" not in lead_rows
     stats = Stats()
     stats.delivered = DeliveredLog(own=True)  # as transcripts.Session makes a teammate's
-    stats.feed(HELPER.read_bytes().splitlines())
+    stats.feed(helper.read_bytes().splitlines())
     found = stats.delivered.take()
-    facts = json.loads((V332 / "session.json").read_text())
+    facts = json.loads((RECORDED / version / "session.json").read_text())
     frames = [
         e["entry"]
         for e in facts["entries"]
