@@ -1,4 +1,4 @@
-"""What the lead's transcript shows it was delivered: `<teammate-message>` blocks.
+"""What a transcript shows its agent was delivered: `<teammate-message>` blocks.
 
 Claude Code hands each entry it takes from the lead's inbox to the model as a `user` row
 whose text holds one block an entry, several a row:
@@ -8,10 +8,17 @@ notification or a shutdown answer, is its JSON), `summary` the entry's own (none
 frame), `verified="false"` for an entry from outside Claude Code. No msg_id, no entry
 timestamp. A frame goes through no tool call: where the lead pruned it before the file
 was read, this is its only record. Pure: rows are parsed by the caller (transcripts.Stats).
+
+A teammate's transcript shows the frames of its own inbox the same way (Claude Code 2.1.332:
+the lead's `task_assignment` from a TaskUpdate with an owner, its `shutdown_request`, with
+words of Claude Code's own after the JSON telling the model how to answer): the lead's
+transcript holds only the calls that made them (no frame text, no entry time). From a
+teammate's file only frames are taken (`own`): a plain message has its sender's send.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -26,6 +33,7 @@ MAX_TEXT = 1 << 20  # characters of a block's text (a longer one is not taken)
 INVALID = "[invalid id]"  # what Claude Code shows for an id field of a shape it rejects
 MAX_FOUND = 50_000  # blocks kept until taken (a first read of a long session)
 _ATTR = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
+_DECODER = json.JSONDecoder()
 
 
 def blocks(text: str) -> list[tuple[dict[str, str], str]]:
@@ -61,6 +69,23 @@ def _frame(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def frame_text(text: str) -> str | None:
+    """A frame's JSON as its entry holds it: the block's text when it is one, or its leading
+    object when Claude Code wrote words after it (a blank line between); None for anything
+    else."""
+    if not text.startswith("{"):
+        return None
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return None
+    if end < len(text) and not text.startswith("\n\n", end):
+        return None
+    return text[:end]
+
+
 def same_text(handed: str, held: str) -> bool:
     """Whether a block's text is the entry's: the same, or cut short by a closing tag inside
     it, or for a frame the same fields where Claude Code showed the model an id it rejects
@@ -79,7 +104,7 @@ def same_text(handed: str, held: str) -> bool:
 
 @attrs.frozen
 class Delivered:
-    """One entry the lead was handed, as its transcript shows it."""
+    """One entry the lead (or, `to`, a teammate) was handed, as its transcript shows it."""
 
     sender: str  # teammate_id: the entry's `from`
     text: str
@@ -89,6 +114,7 @@ class Delivered:
     after: str | None  # the lead's previous such turn: the entry was written after it
     uuid: str  # the turn's row
     index: int  # the block's place in the turn
+    to: str | None = None  # the teammate whose inbox held it (None: the lead's)
 
 
 def _row_text(row: dict[str, Any]) -> str:
@@ -103,15 +129,17 @@ def _row_text(row: dict[str, Any]) -> str:
 
 
 class DeliveredLog:
-    """The lead's transcript's delivered blocks, fed row by row in file order; `take`
-    hands over those found since it was last called."""
+    """A transcript's delivered blocks, fed row by row in file order; `take` hands over
+    those found since it was last called. `own`: a teammate's file (its rows are a
+    sidechain's), its frames only."""
 
-    def __init__(self) -> None:
+    def __init__(self, own: bool = False) -> None:
+        self.own = own
         self.found: list[Delivered] = []
         self.last: str | None = None  # the previous turn with a block
 
     def user(self, row: dict[str, Any]) -> None:
-        if row.get("isSidechain") is True:
+        if row.get("isSidechain") is True and not self.own:
             return
         ts, uuid = row.get("timestamp"), row.get("uuid")
         if not isinstance(ts, str) or not ts or not isinstance(uuid, str) or not uuid:
@@ -121,6 +149,11 @@ class DeliveredLog:
             sender = a.get("teammate_id")
             if not sender or len(text) > MAX_TEXT:
                 continue
+            if self.own:
+                frame = frame_text(text)
+                if frame is None:
+                    continue
+                text = frame
             self.found.append(
                 Delivered(sender, text, a.get("summary"), a.get("color"), ts, self.last, uuid, i)
             )

@@ -207,3 +207,59 @@ async def test_a_rebuilt_entry_gives_way_to_its_own_when_the_file_or_a_send_show
         client, "teamInbox/messages", {"team": TID, "inbox": "team-lead", "includeArchived": True}
     )
     assert sorted(m["id"] for m in page["messages"]) == ["m-idle", "m-plain-late"]
+
+
+def to_helper(kind: str, second: int, **fields: str) -> str:
+    """A frame the lead's Claude Code writes to helper's inbox itself (no SendMessage)."""
+    body = {"type": kind, **fields, "timestamp": stamp(second)}
+    return json.dumps(body, separators=(",", ":"))
+
+
+def handed_helper(helper: Transcript, second: int, *texts: str) -> list[dict[str, Any]]:
+    """helper's user turn handing it entries of its inbox (a sidechain's row, as recorded)."""
+    row = helper._row("user", stamp(second))
+    body = "\n\n".join(block(t, sender="team-lead") for t in texts)
+    row["message"] = {"role": "user", "content": body}
+    return [row]
+
+
+async def test_frames_of_a_teammates_inbox_only_its_transcript_shows_are_recovered_once(
+    tmp_path: Path,
+) -> None:
+    """A task assignment and a shutdown request the lead's Claude Code wrote to helper's
+    inbox, pruned before any sidecar read them: helper's transcript shows them (the request
+    with Claude Code's words after its JSON), the lead's only the calls that made them."""
+    make_team(tmp_path)
+    lead, helper = make_transcripts(tmp_path)
+    assign = to_helper("task_assignment", 1, taskId="1", subject="S", assignedBy="team-lead")
+    bye = to_helper("shutdown_request", 3, requestId="shutdown-1@helper", reason="done")
+    kept = to_helper("task_assignment", 4, taskId="2", subject="T", assignedBy="team-lead")
+    entry = lsp_session.entry("team-lead", kept, stamp(4), read=False)
+    write_json(claude_inbox(tmp_path, TEAM, "helper"), [entry])  # the file still shows it
+    note = "\n\nThis is a shutdown request. To approve it, call SendMessage with this input."
+    helper.append(
+        handed_helper(helper, 2, assign, "PLAIN-TO-HELPER")
+        + handed_helper(helper, 5, bye + note, kept)
+    )
+
+    c = await lsp_session.start_server(tmp_path)
+    try:
+        got = by_text(await until(has(c, assign, bye, kept), "helper's frames", timeout=60))
+        assert all(len(got[t]) == 1 for t in (assign, bye, kept)), got
+        for text, second in ((assign, 2), (bye, 5)):
+            [m] = got[text]
+            assert m["id"].startswith("tm-") and (m["recovered"], m["archived"]) == (True, True)
+            assert (m["from"], m["inbox"], m["timestamp"]) == ("team-lead", "helper", stamp(second))
+        [held] = got[kept]
+        assert (held["inbox"], held["recovered"]) == ("helper", False)
+        assert "PLAIN-TO-HELPER" not in got  # a plain message is its sender's send to recover
+        ids = sorted(m["id"] for m in await conversation(c))
+    finally:
+        await lsp_session.stop_server(c)
+
+    c = await lsp_session.start_server(tmp_path)
+    try:  # read again from their start: nothing added
+        await until(has(c, assign, bye, kept), "the history after a restart", timeout=60)
+        assert sorted(m["id"] for m in await conversation(c)) == ids
+    finally:
+        await lsp_session.stop_server(c)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from teaminbox import transcript_frames as tf
 from teaminbox.transcript_frames import DeliveredLog, blocks
 from teaminbox.transcripts import Stats
@@ -72,6 +74,54 @@ def test_a_teammates_file_hands_over_none() -> None:
         [json.dumps(row('<teammate-message teammate_id="a">\nx\n</teammate-message>')).encode()]
     )
     assert stats.delivered.take() == []
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_the_recorded_teammates_file_shows_its_own_inboxs_frames_with_their_text(
+    version: str,
+) -> None:
+    """helper's inbox in each recording: the lead's task assignment and shutdown request,
+    both pruned within a second; the lead's transcript holds only the calls that made them
+    (TaskUpdate's taskId and owner, SendMessage's reason), helper's holds each frame whole
+    (the shutdown request with Claude Code's how-to-answer after it)."""
+    home = RECORDED / version / "home/.claude/projects/-home-dev-project"
+    [helper] = home.glob("*/subagents/agent-ahelper-*.jsonl")
+    lead_rows = (home / f"{helper.parents[1].name}.jsonl").read_text()
+    assert '"TaskUpdate"' in lead_rows and "task_assignment" not in lead_rows
+    stats = Stats()
+    stats.delivered = DeliveredLog(own=True)  # as transcripts.Session makes a teammate's
+    stats.feed(helper.read_bytes().splitlines())
+    found = stats.delivered.take()
+    facts = json.loads((RECORDED / version / "session.json").read_text())
+    frames = [
+        e["entry"]
+        for e in facts["entries"]
+        if e["inbox"] == "helper" and e["entry"]["text"].startswith("{")
+    ]
+    assert [(d.sender, d.text) for d in found] == [(e["from"], e["text"]) for e in frames]
+    assert [json.loads(d.text)["type"] for d in found] == ["task_assignment", "shutdown_request"]
+    # plain messages (the spawn prompt, the person's) are their senders' to recover
+    assert all(d.summary is None for d in found)
+
+
+def test_a_teammates_frame_is_its_leading_json_and_nothing_else_is_taken() -> None:
+    log = DeliveredLog(own=True)
+    frame = '{"type":"shutdown_request","requestId":"shutdown-1@h","from":"team-lead"}'
+    texts = [
+        frame + "\n\nThis is a shutdown request. To approve it, call SendMessage.",
+        frame,
+        "plain words",
+        '{"type": 5}',
+        "[1, 2]",
+        frame + " trailing",  # not Claude Code's words after a blank line: not a frame
+        "{" * 100_000,  # deep: refused, no crash
+    ]
+    body = "\n\n".join(
+        f'<teammate-message teammate_id="team-lead">\n{t}\n</teammate-message>' for t in texts
+    )
+    log.user(row(body) | {"isSidechain": True})  # a teammate's rows are a sidechain's
+    assert [(d.text, d.index) for d in log.take()] == [(frame, 0), (frame, 1)]
+    assert tf.frame_text("{}") is None and tf.frame_text(frame) == frame
 
 
 def test_blocks_shapes() -> None:

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import sys
 from typing import Any
 
 import attrs
 
 from .. import marking, sending
 from ..discovery import Roster, Settings, describe, find_teams, roster
-from ..errors import InvalidParams
+from ..errors import InvalidParams, UnknownTeam
 from ..model import Member, Message, Team
 from ..render import plural, wire_converter
 from ..store import messages, read
+from ..tracker import Tracker
 from ..transcripts import PRICES
-from .inputs import open_history, team_roster, text_arg
+from .inputs import open_history, read_history, team_roster, text_arg
 from .output import (
     EXIT_ERROR,
     EXIT_OK,
@@ -45,11 +47,27 @@ def _with_activity(r: Roster, team: Team) -> Team:
     return team
 
 
+def _ended_teams(args: argparse.Namespace, settings: Settings, live: set[str]) -> list[Team]:
+    """The ended teams the history holds (those rebuilt from transcripts too), as the server
+    lists them (`Tracker.team_list`, the most recently ended first), but those a root or
+    their folder shows live."""
+    ended: list[Team] = []
+    with read_history(args) as history:
+        if history is not None:
+            ended = [
+                t
+                for t in Tracker(settings, history).team_list()
+                if t.id not in live and history.live_folder(t.id) is None
+            ]
+    return ended
+
+
 def cmd_teams(args: argparse.Namespace, settings: Settings) -> int:
     teams = []
     for t in find_teams(settings.roots):
         r = roster(t, settings)
         teams.append(_with_activity(r, describe(r, counts=True)))
+    teams += _ended_teams(args, settings, {t.id for t in teams})
     if args.json:
         print_json({"teams": wire_converter.unstructure(teams)})
     elif not teams:
@@ -80,8 +98,48 @@ def _archived(
     return sorted((m for m in old if m.id not in here), key=_by_time)
 
 
+def _gaps(args: argparse.Namespace, r: Roster, member: Member) -> list[Message]:
+    """The gaps the history holds of the inbox (read only): said in their place."""
+    gaps: list[Message] = []
+    with read_history(args) as history:
+        if history is not None:
+            gaps = history.gap_messages(r.team.id, member.inbox)
+    return gaps
+
+
+def _read_ended(args: argparse.Namespace, settings: Settings, unknown: UnknownTeam) -> int:
+    """An ended team's inbox, as the server pages it (`Tracker.page`): the history's record
+    (read only), oldest first here."""
+    msgs: list[Message] | None = None
+    with read_history(args) as history:
+        if history is not None:
+            try:
+                msgs, _, _ = Tracker(settings, history).page(
+                    args.team, args.inbox, limit=sys.maxsize
+                )
+            except UnknownTeam:
+                pass
+    if msgs is None:
+        raise unknown
+    msgs.reverse()
+    if args.unread:  # an ended team's messages were all delivered
+        msgs = []
+    if args.json:
+        print_json({"messages": wire_converter.unstructure(msgs), "ended": True})
+        return EXIT_OK
+    for msg in msgs:
+        show_message(msg, None)
+    gaps = sum(1 for m in msgs if m.gap is not None)
+    held = plural(len(msgs) - gaps, "message") + (f", {plural(gaps, 'gap')}" if gaps else "")
+    say(f"{args.inbox}: the team ended; {held} in the history")
+    return EXIT_OK
+
+
 def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
-    r = team_roster(settings, args.team)
+    try:
+        r = team_roster(settings, args.team)
+    except UnknownTeam as err:
+        return _read_ended(args, settings, err)
     member = r.resolve_inbox(args.inbox)
     fmt = r.team.fmt
     snap = read(fmt, r.team.inbox_path(member.inbox))
@@ -89,10 +147,12 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
     total = len(snap.entries) - len(snap.problems)
     unread = sum(1 for m in msgs if not m.read)
     archived = _archived(args, r, member, msgs) if args.archived else []
+    # the archived rows hold the gaps; else they are read alone (never unread)
+    gaps = _gaps(args, r, member) if not (args.archived or args.unread) else []
     if args.unread:  # archived messages were delivered: never unread
         msgs = [m for m in msgs if not m.read]
-    elif archived:  # by time, as the server's pages are (oldest first here)
-        msgs = list(heapq.merge(msgs, archived, key=_by_time))
+    elif archived or gaps:  # by time, as the server's pages are (oldest first here)
+        msgs = list(heapq.merge(msgs, archived or gaps, key=_by_time))
     if args.json:
         out: dict[str, Any] = {
             "messages": wire_converter.unstructure(msgs),
@@ -108,7 +168,8 @@ def cmd_read(args: argparse.Namespace, settings: Settings) -> int:
     for msg in msgs:
         show_message(msg, r)
     tally = f"{member.name}: {plural(total, 'message')}, {unread} unread"
-    say(tally + (f", {len(archived)} archived" if args.archived else ""))
+    tally += f", {len(archived)} archived" if args.archived else ""
+    say(tally + (f", {plural(len(gaps), 'gap')} (see above)" if gaps else ""))
     return EXIT_OK
 
 

@@ -1,5 +1,6 @@
 """What a command starts from besides its options: the settings (with TEAMINBOX_ROOTS), a
-team's roster, the history database, and a message's text (an argument, stdin or a file)."""
+team's roster, the history database (read only for a command that only reads), and a
+message's text (an argument, stdin or a file)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import argparse
 import os
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..discovery import Roster, Settings, resolve_team, roster
 from ..errors import InvalidParams, TeamInboxError, TooLarge, os_error_text
 from ..history import History, NotAHistory, default_path
 from ..sending import MAX_MESSAGE_BYTES
+from ..termtext import visible
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -36,6 +40,36 @@ def open_history(args: argparse.Namespace) -> Any:
         raise TeamInboxError(
             f"cannot open the history database {path or default_path()}: {reason}"
         ) from None
+
+
+def _cannot_read(args: argparse.Namespace, reason: str) -> None:
+    path = getattr(args, "history", None) or default_path()
+    print(
+        visible(
+            f"teaminbox: the history database {path} cannot be read ({reason}): ended teams"
+            " and gaps are not shown"
+        ),
+        file=sys.stderr,
+    )
+
+
+@contextmanager
+def read_history(args: argparse.Namespace) -> Iterator[History | None]:
+    """The history read only, for a command that only reads (nothing written, nothing made;
+    no file yet: an empty one). One that cannot be read is said once on stderr (None, or
+    the read given up): the files are still shown."""
+    try:
+        history = History(getattr(args, "history", None), strict=True, read_only=True)
+    except (OSError, sqlite3.Error, NotAHistory) as err:
+        _cannot_read(args, os_error_text(err) if isinstance(err, OSError) else str(err))
+        yield None
+        return
+    try:
+        yield history
+    except sqlite3.Error as err:  # damaged, or from before a table it reads
+        _cannot_read(args, str(err))
+    finally:
+        history.close()
 
 
 def text_arg(args: argparse.Namespace) -> str:

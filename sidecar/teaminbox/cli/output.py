@@ -86,6 +86,11 @@ def show_teams(teams: list[Team]) -> None:
         unread = sum(m.unread for m in team.members)
         count = plural(len(team.members), "inbox", "inboxes")
         cost = f", ~${team.tokens.cost:.2f}" if team.tokens and team.tokens.cost else ""
+        if team.ended:  # its counts are the history's: `read` shows what it holds
+            say(f"{team.id}  ({count}, ended{cost})  {team.dir}")
+            for m in team.members:
+                say(f"  {visible(m.name):<{name_w}}  {_tags(m)}".rstrip())
+            continue
         say(f"{team.id}  ({count}, {unread} unread{cost})  {team.dir}")
         if team.error:
             say(f"  ! {team.error.message}")
@@ -105,16 +110,22 @@ def show_teams(teams: list[Team]) -> None:
                 say(f"    ! {m.error.message}")
 
 
-def show_message(msg: Message, r: Roster) -> None:
+def show_message(msg: Message, r: Roster | None) -> None:
     """A header line, then a frame as the server describes it (its line, then its fields)
-    or the text as written."""
+    or the text as written. No roster (an ended team): the names as the history dressed
+    them."""
     if msg.gap is not None:  # not a message: a time nobody read the inbox
         say(f"{msg.id}  {msg.timestamp}  ({msg.type})")
         say(f"  {msg.text}")
+        say()
         return
     state = "archived" if msg.archived else "read" if msg.read else "UNREAD"
     state += ", recovered from its sender's transcript" if msg.recovered else ""
-    who = f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"
+    who = (
+        f"{r.name_of(msg.from_)} -> {r.name_of(msg.to)}"
+        if r is not None
+        else f"{msg.from_name or msg.from_} -> {msg.to}"
+    )
     say(f"{msg.id}  {msg.timestamp}  {who}  ({msg.type}, {state})")
     said = description(msg)
     if said.kind != "message":

@@ -78,9 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--json", action="store_true", help=JSON_HELP)
         return sp
 
-    add("teams", "list teams, their inboxes and unread counts").set_defaults(func=cmd_teams)
+    sp = add("teams", "list teams, their inboxes and unread counts; ended ones from the history")
+    sp.add_argument("--history", metavar="PATH", help=HISTORY_HELP)
+    sp.set_defaults(func=cmd_teams)
 
-    sp = add("read", "print an inbox's messages, oldest first; protocol frames in words")
+    sp = add(
+        "read",
+        "print an inbox's messages, oldest first (an ended team's from the history); protocol"
+        " frames in words; a time nobody read the inbox where messages may be missing (a gap)",
+    )
     sp.add_argument("team", help="claude:<dir>, pseudoclaude:<dir>, filebus:<dir> or <dir>")
     sp.add_argument("inbox", help="inbox name, member name or agent id")
     sp.add_argument("--unread", action="store_true", help="only unread messages")

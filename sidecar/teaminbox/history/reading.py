@@ -1,5 +1,6 @@
 """Until when the sidecar read each inbox whose reader takes messages away: what a start
-compares with now to say how long nobody read it (gaps.py); dropped with the team."""
+compares with now to say how long nobody read it (gaps.py); dropped with the team. And the
+gaps an inbox's record holds, for a view that reads the file and the gaps alone."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Iterable
 
 import orjson
 
+from ..model import Message
+from .messages import message_of
 from .store import Store, _key
 
 
@@ -47,3 +50,14 @@ class Reading(Store):
             except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
                 continue  # a message whose id only looks like a gap's
         return out
+
+    def gap_messages(self, team: str, inbox: str) -> list[Message]:
+        """The gaps an inbox's record holds, as its archived rows, oldest first (`teaminbox
+        read` puts them among the file's messages)."""
+        rows = self.db.execute(
+            "SELECT body, id FROM messages WHERE team=? AND inbox=? AND id LIKE 'gap-%'"
+            " ORDER BY ts",
+            (_key(team), _key(inbox)),
+        )
+        msgs = (message_of(body, self.path, archived=True, key=k) for body, k in rows)
+        return [m for m in msgs if m.gap is not None]

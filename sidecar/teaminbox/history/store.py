@@ -91,6 +91,15 @@ CREATE TABLE IF NOT EXISTS spool_read (
     offset INTEGER NOT NULL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS spool_sessions (
+    session TEXT PRIMARY KEY,
+    first REAL NOT NULL,
+    last REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS spool_losses (
+    start REAL NOT NULL,
+    end REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS reading (
     team TEXT NOT NULL,
     inbox TEXT NOT NULL,
@@ -247,7 +256,12 @@ class Store:
     db: sqlite3.Connection
 
     def __init__(
-        self, path: str | None = None, keep_days: float = 90, *, strict: bool = False
+        self,
+        path: str | None = None,
+        keep_days: float = 90,
+        *,
+        strict: bool = False,
+        read_only: bool = False,
     ) -> None:
         """Open (or create) the archive: 0600 in a 0700 folder, a corrupt one moved aside.
 
@@ -255,7 +269,8 @@ class Store:
         database, a folder, a FIFO, a symlink) is left as it is: the history is kept in
         memory for this run and `refused` says why (logged once). So is one that cannot
         be opened (locked, the disk full): the live view never waits on the archive.
-        `strict` (a CLI command, which would answer from nothing): NotAHistory instead."""
+        `strict` (a CLI command, which would answer from nothing): NotAHistory instead.
+        `read_only` (a CLI command that only reads): see `_open_read_only`."""
         self.path = path or default_path()
         self.keep_days = keep_days
         self.strict = strict
@@ -271,6 +286,9 @@ class Store:
         self._readers_lock = threading.Lock()
         self._reader_gen = 0  # moves when the file they read is no longer the history
         mine = path is None or os.path.abspath(path) == os.path.abspath(default_path())
+        if read_only:
+            self._open_read_only(mine)
+            return
         folder = os.path.dirname(os.path.abspath(self.path))
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -312,6 +330,26 @@ class Store:
                 self._move_aside(err)
                 self.db = self._connect()
             self._upkeep()
+
+    def _open_read_only(self, mine: bool) -> None:
+        """The file as it is: nothing made, checked, moved or written (no upkeep; SQLite
+        keeps its -wal and -shm beside it); no file yet reads as an empty history. Anything
+        but a history there: NotAHistory, or an sqlite3 error at the first read."""
+        reason = _not_ours(self.path, mine)
+        if reason is not None:
+            raise NotAHistory(f"it {reason}; it is left as it is")
+        if not os.path.exists(self.path):
+            self.db = self._connect(":memory:")
+            return
+        uri = Path(os.path.abspath(self.path)).as_uri() + "?mode=ro"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=10)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # not SQLite: here
+            self._prepare(db)
+        except BaseException:
+            db.close()
+            raise
+        self.db = db
 
     def _upkeep(self) -> None:
         """At each opening, after the file's checks (History: ended teams whose folder is

@@ -168,7 +168,8 @@ class Stats:
         self.awaiting = False  # the person wrote; no answer yet
         self.answers: list[Answer] = []  # found since last taken
         self.sends = SendLog()  # what its SendMessage calls wrote
-        self.delivered = DeliveredLog()  # the entries handed to it (the lead's file)
+        self.delivered = DeliveredLog()  # the entries handed to it (the lead's file; a
+        # teammate's own frames where the session makes it `own`)
         self.calls: OrderedDict[str, Call] = OrderedDict()  # without a result yet, oldest first
         self.written: list[Written] = []  # its successful file writes, oldest first
         # its last assistant turn with a usage: model, prompt, timestamp (parsed when asked)
@@ -186,13 +187,14 @@ class Stats:
                     if b'"SendMessage"' in line:
                         self.sends.assistant(row)
             elif b'"type":"user"' in line:
-                asked = person and b"teammate-message" in line
+                asked = (person or self.delivered.own) and b"teammate-message" in line
                 sent = b"msg_id" in line  # a send's result (in its text too, as \"msg_id\")
                 result = bool(self.calls) and b'"tool_result"' in line
                 row = _parse(line) if asked or sent or result else None
                 if row is not None and row.get("type") == "user":
                     if asked:
-                        self._user(row)
+                        if person:
+                            self._user(row)
                         self.delivered.user(row)
                     if sent:
                         self.sends.user(row)

@@ -12,7 +12,7 @@ import attrs
 
 from ..model import Activity, ContextUse, FileChange, TokenUse, converter
 from ..timestamps import epoch
-from ..transcript_frames import Delivered
+from ..transcript_frames import Delivered, DeliveredLog
 from ..transcript_sends import Sent
 from .files import Transcript
 from .limits import PERSISTED_CHANGES, WORKING_SECONDS
@@ -121,6 +121,7 @@ class Session:
         for path in subagent_transcripts(self.lead_file.path, self.session_id):
             if path not in self.agents:
                 self.agents[path] = Transcript(path)
+                self.agents[path].stats.delivered = DeliveredLog(own=True)  # its frames
             if path not in self.owners:
                 self._owner(path)
 
@@ -202,8 +203,15 @@ class Session:
         return out
 
     def take_delivered(self) -> list[Delivered]:
-        """The entries the lead's transcript shows it was handed since last taken."""
-        return self.lead_file.stats.delivered.take() if self.lead_file else []
+        """The entries the lead's transcript shows it was handed since last taken, and the
+        frames each teammate's shows (`to` it). A file whose meta.json is not there yet keeps
+        its own until it is; the lead's own subagents' are dropped."""
+        out = self.lead_file.stats.delivered.take() if self.lead_file else []
+        for path, t in self.agents.items():
+            if path in self.owners:
+                found, owner = t.stats.delivered.take(), self.owners[path]
+                out += [attrs.evolve(d, to=owner) for d in found] if owner is not None else []
+        return out
 
     def activity(
         self, prices: Mapping[str, Price] = PRICES, now: float | None = None

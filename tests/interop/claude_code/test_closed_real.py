@@ -15,6 +15,7 @@ One session (about 20 s), nothing leaves the machine.
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import pytest
 
 from .api_script import Block, Reply, Request, Rule, Script, call, say
 from .errors import HarnessError
-from .harness import Session, wait_until
+from .harness import Session, teaminbox_exe, wait_until
 from .sidecar_client import Sidecar
 
 VERSION = "2.1.332"
@@ -52,6 +53,7 @@ class Run:
     search: list[dict[str, Any]] = field(default_factory=list)
     replied: list[Any] = field(default_factory=list)
     reopened: list[dict[str, Any]] = field(default_factory=list)
+    cli: dict[str, str] = field(default_factory=dict)  # `teaminbox teams`, `read` afterwards
 
     def require(self) -> None:
         if self.error:
@@ -165,6 +167,17 @@ def _look(home: Path, run: Run) -> None:
         ]
     finally:
         again.stop()
+    where = ["--no-default-roots", "--root", f"claude={home / '.claude' / 'teams'}"]
+    history = ["--history", str(home / "teaminbox-history.db")]
+    for name, args in (("teams", ["teams"]), ("read", ["read", tid, "team-lead"])):
+        res = subprocess.run(
+            [str(teaminbox_exe()), *where, *args, *history],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+        )
+        run.cli[name] = res.stdout + res.stderr
 
 
 def _run(base: Path) -> Run:
@@ -258,3 +271,14 @@ def test_helpers_idle_notifications_are_there_once(closed: Run) -> None:
         assert [x["id"] for x in closed.reopened if x["text"] == entry["text"]] == [m["id"]]
     idle = {e["text"] for e in closed.idle}
     assert not [p for p in closed.replied if p["message"]["text"] in idle]
+
+
+def test_the_cli_lists_the_ended_team_and_reads_it(closed: Run) -> None:
+    """`teaminbox teams` and `teaminbox read` on the server's history (read only), as the
+    server showed them: the team ended, helper's reports in the lead's inbox, oldest first."""
+    closed.require()
+    assert f"claude:{closed.team}  (" in closed.cli["teams"], closed.cli
+    assert ", ended)" in closed.cli["teams"].split(f"claude:{closed.team}")[1].split("\n")[0]
+    out = closed.cli["read"]
+    assert [out.index(t) for t in REPORTS] == sorted(out.index(t) for t in REPORTS), out
+    assert "helper -> team-lead" in out and "team-lead: the team ended;" in out

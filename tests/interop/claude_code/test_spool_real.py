@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from teaminbox import spool
+from teaminbox.history import History
 
 from .api_script import Reply, Request, Rule, Script, call, say
 from .errors import HarnessError
@@ -51,6 +52,7 @@ class SpoolRun:
     spooled: list[dict[str, Any]] = field(default_factory=list)  # the records, as read
     skipped: int = 0
     lead_session: str = ""
+    history: Path | None = None  # the sidecar's
 
 
 def install_record_hook(home: Path) -> None:
@@ -129,6 +131,7 @@ def _run(base: Path) -> SpoolRun:
         stop.cont()
         sidecar.stop()
     out.settings = json.loads((home / ".claude" / "settings.json").read_text())
+    out.history = home / "teaminbox-history.db"
     got = spool.read(where, {})
     out.spooled = [doc for _, _, doc in got.records]
     out.skipped = got.skipped
@@ -185,3 +188,17 @@ def test_none_of_the_eight_is_lost_with_the_spool_alone(spooled: SpoolRun) -> No
         assert (m["recovered"], m["archived"]) == (True, True)
     toasted = sorted(m["text"] for m in run.replied if m["text"] in BURST)
     assert toasted == sorted(BURST), run.replied
+
+
+def test_the_history_notes_when_the_hook_recorded_the_leads_session(spooled: SpoolRun) -> None:
+    """What the gaps check asks (features/gaps.py `_spooled`): the real hook's payloads name
+    the team's lead session, and the intake noted from when the hook recorded it."""
+    spooled.run.require()
+    assert spooled.history is not None
+    history = History(str(spooled.history), read_only=True)
+    try:
+        first = history.spooled_since(spooled.lead_session)
+    finally:
+        history.close()
+    times = [d["t"] for d in spooled.spooled if "p" in d]
+    assert first is not None and first == pytest.approx(min(times))

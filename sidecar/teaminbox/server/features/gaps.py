@@ -5,7 +5,8 @@ that note current); a wake of the watch thread far later than asked (the process
 starved or suspended, the clock moved on), unless another sidecar noted reading meanwhile.
 Both are checked against the inbox's modification time: one nothing touched shows none. A
 Claude team whose session transcripts are there shows none: its sends are recovered from
-them (activity/recover.py)."""
+them (activity/recover.py). Nor does one whose sends the record hook kept over that time
+(`_spooled`): the spool is taken in by features/spool.py."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING
 
+from ... import spool
 from ...diff import InboxDiff
 from ...discovery import Roster
 from ...gaps import GAP_SECONDS, gap_message, unread_while
@@ -54,6 +56,7 @@ class Gaps(Feature):
         self.started_at: float | None = None  # the state thread: the start's check done
         self.risky: tuple[dict[Key, str], float] | None = None  # at_risk's, and when made
         self.noted = 0.0  # this sidecar's last note of reading
+        self.spool_folder = spool.folder()
         self._stop = threading.Event()
 
     # --- which inboxes (the state thread)
@@ -70,6 +73,23 @@ class Gaps(Feature):
         )
         self.covered[tid] = (found, now)
         return found
+
+    def _spooled(self, tracker: Tracker, tid: str, start: float, end: float) -> bool:
+        """Did the record hook keep the team's sends from `start` to `end`? It recorded a
+        send of the team's lead session by `start` (Claude Code takes a session's hooks
+        once, at its start: a session it fired in runs it to its end), and no spool file
+        went unread meanwhile (rotated away)."""
+        r = tracker.rosters.get(tid)
+        spec = spec_of(r) if r is not None else None
+        first = tracker.history.spooled_since(spec.session_id) if spec is not None else None
+        if first is None or first > start:
+            return False
+        try:
+            present = spool.read(self.spool_folder, {}, budget=0).offsets  # the headers alone
+        except OSError as err:  # a spool that cannot be read keeps nothing for sure
+            log.info("spool %s: %s", self.spool_folder, err)
+            return False
+        return not tracker.history.spool_lost(start, end, present)
 
     def at_risk(self, tracker: Tracker, now: float) -> dict[Key, str]:
         """The inboxes read now whose reader takes messages away unkept: their paths (made
@@ -112,7 +132,8 @@ class Gaps(Feature):
         for key, path in risky.items():
             until = tracker.history.read_until(*key)
             if until is not None and unread_while(until, now, _mtime(path)):
-                changes += self._record(tracker, key, until, now)
+                if not self._spooled(tracker, key[0], until, now):
+                    changes += self._record(tracker, key, until, now)
         tracker.history.reading(risky, now)
         self.started_at = self.noted = now
         return False, changes
@@ -123,7 +144,9 @@ class Gaps(Feature):
             other = tracker.history.read_until(*key)
             if other is not None and other > max(self.noted, start):
                 continue  # another sidecar on this history read it meanwhile (it noted so)
-            if unread_while(start, end, _mtime(path)):
+            if unread_while(start, end, _mtime(path)) and not self._spooled(
+                tracker, key[0], start, end
+            ):
                 changes += self._record(tracker, key, start, end)
         return False, changes
 

@@ -159,8 +159,12 @@ class SpoolIntake(Feature):
         """One read's records, and the sends that waited, archived where their team is
         known; the offsets saved (held before the oldest send still waiting)."""
         skipped, cut = got.skipped, 0
+        seen: dict[str, tuple[float, float]] = {}  # when the hook recorded each session
         for fid, at, doc in got.records:
             payload, t = doc.get("p"), float(doc["t"])
+            for sid in sessions_of(payload) if isinstance(payload, dict) else ():
+                first, last = seen.get(sid, (t, t))
+                seen[sid] = (min(first, t), max(last, t))
             if "cut" in doc:
                 cut += 1
                 continue
@@ -185,6 +189,7 @@ class SpoolIntake(Feature):
         for w in self.waiting:
             if w.file in held:
                 held[w.file] = min(held[w.file], w.at)
+        tracker.history.saw_spooled(seen)
         tracker.history.save_spool_offsets(held)
         return changes
 

@@ -4,7 +4,8 @@ in its file (stalled, slow, closed) is archived from the sender's transcript, un
 entry's own msg_id, `archived` and `recovered`; one the history holds (by msg_id) is left
 as it is. An entry of the lead's inbox no call wrote (a frame Claude Code writes itself:
 an idle notification, a shutdown or plan frame) shows only in the lead's transcript, as
-the `<teammate-message>` it was handed: one the history holds no message of (same sender
+the `<teammate-message>` it was handed (a frame of a teammate's inbox, a task assignment or
+a shutdown request, in the teammate's): one the history holds no message of (same sender
 and text, written between the lead's previous such turn and this one) is archived under an
 id of its own (`tm-`), at the turn's time, `recovered`. Recovered messages reach the
 publishers as added ones (views update); one written after the sidecar started toasts as a
@@ -46,12 +47,23 @@ def recipient(r: Roster | None, to: str) -> str | None:
 
 
 def recover_delivered(tracker: Tracker, spec: Spec, found: list[Delivered]) -> list[Change]:
-    """Archive the entries the lead was handed that the history does not hold (one held
-    message matches one entry); the changes for the publishers."""
+    """Archive the entries the lead (or a teammate: `Delivered.to`) was handed that the
+    history does not hold (one held message matches one entry); the changes for the
+    publishers."""
+    by_inbox: dict[str | None, list[Delivered]] = {}
+    for d in found:
+        by_inbox.setdefault(d.to, []).append(d)
+    changes: list[Change] = []
+    for to, part in by_inbox.items():
+        changes += _recover_handed(tracker, spec, to or spec.lead or "team-lead", part)
+    return changes
+
+
+def _recover_handed(tracker: Tracker, spec: Spec, to: str, found: list[Delivered]) -> list[Change]:
     tid = spec.team
     r = tracker.rosters.get(tid)
     fmt = r.team.fmt if r is not None else find(tid.partition(":")[0])
-    inbox = recipient(r, spec.lead or "team-lead")
+    inbox = recipient(r, to)
     spans = []
     for d in found:
         t = epoch(d.timestamp)
