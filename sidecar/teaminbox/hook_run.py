@@ -34,7 +34,7 @@ from . import hook_settings
 
 DEFAULT_WAIT = hook_settings.DEFAULT_WAIT  # seconds the hook waits for the person
 CONNECT_TIMEOUT = 0.5
-CLAIM_TIMEOUT = 3.0  # a sidecar says whether it takes the request (its state thread may be busy)
+CLAIM_TIMEOUT = 10.0  # a sidecar says if it takes the request (a new team is rescanned first)
 MAX_LINE = 16 * 1024 * 1024  # a request holds the tool input: a Write of a big file
 SOCKET_PREFIX = "sidecar-"
 
