@@ -1,4 +1,4 @@
-"""Old vs new sidecar, alternating in one period: the 27 MB inbox and `teams` (issue 9).
+"""Old vs new sidecar, alternating in one period: the 27 MB inbox and `teams`.
 
 Not a test: nothing here asserts a time. Each run is the real `teaminbox serve`
 (benchlib's Session), with PYTHONPATH set to each build's sidecar in turn:

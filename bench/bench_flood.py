@@ -1,4 +1,4 @@
-"""Requests answered during a flood of writes, and the idle server's CPU (issue 19 item 8).
+"""Requests answered during a flood of writes, and the idle server's CPU.
 
 Not a test: nothing here asserts a time. The real `teaminbox serve` (benchlib's
 Session, a pygls client over stdio), with PYTHONPATH set to each build's sidecar in
@@ -46,7 +46,7 @@ from benchlib.session import Session, listen  # noqa: E402
 from benchlib.stats import pct  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION = "## Flood and idle (issue 19 item 8)"
+SECTION = "## Flood and idle"
 FLOOD_WRITER = REPO / "tests" / "interop" / "node" / "flood_writer.js"
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -1,4 +1,4 @@
-"""A fresh window's first-ever start, against its floor (issue 20 item 6).
+"""A fresh window's first-ever start, against its floor.
 
 Not a test: nothing here asserts a time. Each round starts code-server on a new scratch HOME
 (nothing installed, nothing remembered: a new user's first window), installs one build, opens
@@ -37,7 +37,7 @@ from benchlib.codeserver import Browser, CodeServer, tools, write_home  # noqa: 
 from benchlib.runs import loadavg, machine, write_section  # noqa: E402
 from benchlib.stats import median  # noqa: E402
 
-SECTION = "## Fresh window: the first-ever start against its floor (issue 20)"
+SECTION = "## Fresh window: the first-ever start against its floor"
 VSCE = HERE.parent / "node_modules" / ".bin" / "vsce"
 
 

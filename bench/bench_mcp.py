@@ -1,4 +1,4 @@
-"""Benchmarks of `teaminbox mcp` (issue 22): start to first answer, and `search_messages`
+"""Benchmarks of `teaminbox mcp`: start to first answer, and `search_messages`
 round trips on a heavy history beside the same queries through the JSON-RPC server.
 
 Not a test: nothing here asserts a time. The official MCP SDK's client (`mcp.client.stdio`
@@ -47,7 +47,7 @@ from history_bench.generate import cached_history
 from history_bench.heavy import live_team, pick_teams, queries
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION = "## MCP server (issue 22)"
+SECTION = "## MCP server"
 VENV_BIN = Path(sys.executable).parent
 LIMIT = 20  # search_messages' default, asked of every path
 

@@ -43,7 +43,7 @@ from history_bench.generate import WORDS, cached_history
 from history_bench.heavy import live_team
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION = "## Search's bound (issue 29 item 4)"
+SECTION = "## Search's bound"
 LIMIT = 20
 IDLE_TEAMS = 20  # `teams` round trips on the idle server, for the baseline
 TEAMS_EVERY = 0.02  # seconds between two `teams` while a search runs

@@ -1,4 +1,4 @@
-"""Benchmarks of the JSON-RPC sidecar (`python -m teaminbox serve`), issue 3.
+"""Benchmarks of the JSON-RPC sidecar (`python -m teaminbox serve`).
 
 Not a test: nothing here asserts a time. A pygls client drives the real server
 subprocess over stdio, as the editor extension does.
@@ -60,7 +60,7 @@ def _tail(fmt: Any, old: bytes, new: bytes, path: str) -> list[Any] | None:
     return tail if fed and fed[0] else None
 
 
-SECTION = "## Server (issue 3)"
+SECTION = "## Server"
 
 
 # --- 1. write -> didChange, 100 inboxes ----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Start-up: spawn of `teaminbox serve` (stdio) -> the first `teamInbox/teams` answer (issue 20).
+"""Start-up: spawn of `teaminbox serve` (stdio) -> the first `teamInbox/teams` answer.
 
 Not a test: nothing here asserts a time. A raw client (LSP framing over the pipes, no
 pygls in this process) does what the extension does: spawns `python -m teaminbox serve`,
@@ -45,7 +45,7 @@ from benchlib.inboxes import dumps, make_entry, make_team  # noqa: E402
 from benchlib.runs import loadavg, machine, write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-SECTION = "## Start (issue 20)"
+SECTION = "## Start"
 
 
 # Where a start's CPU goes, phase by phase, in one process as `__main__` and `serve` do it

@@ -13,7 +13,7 @@
 3. How long it takes to read (parse into messages) those inboxes.
 
 The machine is shared and noisy: quote medians and ratios, not single runs.
-Writes the figures to bench/runs.md, section "Core writer (issue 2)".
+Writes the figures to bench/runs.md, section "Core writer".
 Not a test: nothing here asserts a time.
 """
 

@@ -41,7 +41,7 @@ from benchlib.session import Session, listen, vm, widen_start
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "runs.md"
-SECTION = "## Transcripts (issue: close the loop with the lead)"
+SECTION = "## Transcripts"
 TEAM = "session-bench0001"
 SID = "be0c0001-0000-4000-8000-000000000001"
 CWD = "/home/dev/bench-app"

@@ -1,4 +1,4 @@
-"""Benchmarks of the extension in real VS Code (code-server + Debian chromium), issue 4.
+"""Benchmarks of the extension in real VS Code (code-server + Debian chromium).
 
 Not a test: nothing here asserts a time. code-server is started with
 tests/extension/serve-ui.sh (tools from tests/extension/setup.sh) on the UI
@@ -16,7 +16,7 @@ test's fixture teams; bench_ui.js drives chromium and reads the DOM.
     clicked as soon as it shows, and the clock stops at the first team row;
     activation is the extension host's `_doActivateExtension` log line.
 
-(c) The team view (--teamview; issue 21): a team with 10,000 archived messages (written into its
+(c) The team view (--teamview): a team with 10,000 archived messages (written into its
     inboxes, archived by the extension's sidecar, then pruned from the inboxes as Claude Code's
     consumer does). The view is opened by a keybinding that runs `teamInbox.openTeam` with the
     team's id: keydown -> the newest message in the view's thread (and the next animation frame);

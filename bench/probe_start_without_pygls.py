@@ -1,4 +1,4 @@
-"""What a first `teams` answer costs without pygls and lsprotocol (issue 20 item 6).
+"""What a first `teams` answer costs without pygls and lsprotocol.
 
 Not a test and not the design: a measurement of its floor. In one process, as
 bench_start.py's breakdown does it, but with `pygls` and `lsprotocol` replaced by stubs in

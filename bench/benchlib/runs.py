@@ -56,17 +56,29 @@ def machine() -> str:
     )
 
 
+_TAG = re.compile(r"\s*\([^()]*\bissue\b[^()]*\)\s*$")
+
+
+def heading(line: str) -> str:
+    """A heading by its plain name: a tag an older bench still adds, `(issue ...)`, dropped."""
+    return _TAG.sub("", line.rstrip()) if line.startswith("#") else line
+
+
 def write_section(text: str, section: str) -> None:
     """Replace `section` of runs.md with `text` (or append it).
 
-    Only the bench's own part is replaced: a `###` write-up under the section whose heading the
-    new text does not have (a person's notes on an earlier run) stays, after the new text."""
+    The section is the one whose heading line is `section`, whole (`## Start` is not `## Start-up:
+    ...`), by its plain name. Only the bench's own part is replaced: a `###` write-up under the
+    section whose heading the new text does not have (a person's notes on an earlier run) stays,
+    after the new text."""
+    section = heading(section)
+    text = "\n".join(heading(line) for line in text.splitlines()) + "\n"
     old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark runs\n"
-    start = old.find(section)
-    if start < 0:
+    found = re.search(rf"^{re.escape(section)}[ \t]*$", old, re.M)
+    if found is None:
         new = old.rstrip() + "\n\n" + text
     else:
-        body = start + len(section)
+        start, body = found.start(), found.end()
         own = {line for line in text.splitlines() if line.startswith("#")}
         heads = re.finditer(r"^#{2,3} .*$", old[body:], re.M)
         nxt = next((body + m.start() for m in heads if m.group(0) not in own), -1)

@@ -1,4 +1,4 @@
-"""The run as runs.md's section "Core writer (issue 2)", with the machine and its disk."""
+"""The run as runs.md's section "Core writer", with the machine and its disk."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import orjson
 
 from benchlib.stats import median, ms, pct, ratio
 
-SECTION = "## Core writer (issue 2)"
+SECTION = "## Core writer"
 
 
 def machine() -> dict[str, str]:

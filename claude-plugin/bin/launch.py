@@ -16,12 +16,9 @@ extension's "Install the MCP SDK" command put in its storage comes along), else 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import os
 import runpy
-import shutil
-import subprocess
 import sys
 
 PUBLISHER, NAME = "teaminbox", "team-inbox"
@@ -147,6 +144,12 @@ def settings_hook_installed(action: str) -> bool:
         return False
 
 
+def _find_spec(name: str) -> object:
+    import importlib.util  # noqa: PLC0415 - the MCP server's alone
+
+    return importlib.util.find_spec(name)
+
+
 def main(argv: list[str]) -> int:
     mode, args = (argv[0], argv[1:]) if argv else ("", [])
     if mode not in ("hook", "mcp", "where"):
@@ -171,7 +174,7 @@ def main(argv: list[str]) -> int:
         os.environ["PYTHONPATH"] = os.pathsep.join(
             [*paths, os.environ.get("PYTHONPATH", "")]
         ).rstrip(os.pathsep)
-        if mode == "mcp" and importlib.util.find_spec("mcp") is None:
+        if mode == "mcp" and _find_spec("mcp") is None:
             print(
                 f"Team Inbox's MCP server needs the MCP Python SDK, which {sys.executable} does"
                 f" not have. {SDK_HELP}",
@@ -195,6 +198,8 @@ def main(argv: list[str]) -> int:
             if mode != "hook":
                 raise
         return 0
+    import shutil  # noqa: PLC0415 - a hook found in the extension loads only what it needs
+
     exe = shutil.which("teaminbox")
     if mode == "where":
         if exe:
@@ -204,6 +209,8 @@ def main(argv: list[str]) -> int:
         return 1
     if mode == "hook":
         if exe:
+            import subprocess  # noqa: PLC0415
+
             subprocess.run([exe, "hook", *args], stderr=subprocess.DEVNULL, check=False)
         return 0
     if not exe:

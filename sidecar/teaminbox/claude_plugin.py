@@ -38,6 +38,15 @@ def settings_files(project: str | None, env: Mapping[str, str] = os.environ) -> 
     ]
 
 
+def hook_settings_files(project: str | None, env: Mapping[str, str] = os.environ) -> list[str]:
+    """Where `teaminbox hook install` may have put its entries: the user's settings and
+    the project's local ones (hook_settings.settings_path)."""
+    user = settings_files(None, env)
+    if not project:
+        return user
+    return [*user, os.path.join(os.path.abspath(project), ".claude", "settings.local.json")]
+
+
 def _enabled(path: str) -> bool | None:
     """What `path` says of the plugin: True, False, or None (says nothing, or unreadable)."""
     try:

@@ -15,6 +15,7 @@ Claude Code, each opt-in.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -47,10 +48,40 @@ def main_cli(args: argparse.Namespace, say: Any) -> int:
 
 def in_settings(project: str | None, env: Any = None, event: str = "PermissionRequest") -> bool:
     """Whether the settings hold our `event` entry (hook_settings.in_settings): the plugin's
-    launcher asks this module, the one every version has."""
+    launcher asks this module, the one every version has, on every send. Where no settings
+    file can hold one (none names this module, none has a `\\u` escape that could spell
+    it) that is known from their bytes: nothing parsed, the settings code not loaded."""
+    env = os.environ if env is None else env
+    from . import claude_plugin  # noqa: PLC0415 - the record hook starts without it
+
+    if not any(_may_name_us(p) for p in claude_plugin.hook_settings_files(project, env)):
+        return False
     from . import hook_settings  # noqa: PLC0415 - the record hook starts without it
 
-    return hook_settings.in_settings(project, os.environ if env is None else env, event)
+    return hook_settings.in_settings(project, env, event)
+
+
+def _may_name_us(path: str) -> bool:
+    """A regular file of at most MAX_SETTINGS bytes whose text could name this module (what
+    hook_settings.load would read; anything else it leaves out too)."""
+    from . import claude_plugin  # noqa: PLC0415
+
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+        )
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > claude_plugin.MAX_SETTINGS:
+            return False
+        data = os.read(fd, claude_plugin.MAX_SETTINGS + 1)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return b"teaminbox.hook" in data or b"\\u" in data
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,7 +34,7 @@ from . import hook_settings
 
 DEFAULT_WAIT = hook_settings.DEFAULT_WAIT  # seconds the hook waits for the person
 CONNECT_TIMEOUT = 0.5
-CLAIM_TIMEOUT = 3.0  # a sidecar says whether it takes the request (its state thread may be busy)
+CLAIM_TIMEOUT = 10.0  # a sidecar says if it takes the request (a new team is rescanned first)
 MAX_LINE = 16 * 1024 * 1024  # a request holds the tool input: a Write of a big file
 SOCKET_PREFIX = "sidecar-"
 
@@ -104,78 +104,96 @@ def sockets(env: Mapping[str, str] = os.environ) -> list[str]:
 # --- the hook itself ------------------------------------------------------------------
 
 
-def _offer(path: str, request: dict[str, Any], left: float) -> socket.socket | None:
-    """The request sent to one sidecar; its socket when that sidecar claims it."""
+def _offer(path: str, line: bytes, left: float) -> socket.socket | None:
+    """The request sent to one sidecar (not waiting for its answer); None when it cannot be."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.settimeout(CONNECT_TIMEOUT)
         s.connect(path)
-        s.settimeout(min(CLAIM_TIMEOUT, left))
-        s.sendall(json.dumps({"v": 1, "request": request, "wait": left}).encode() + b"\n")
-        buf = b""
-        while b"\n" not in buf and len(buf) < MAX_LINE:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-        first = json.loads(buf.split(b"\n", 1)[0] or b"null")
-        if isinstance(first, dict) and first.get("claimed") is True:
-            return s
-    except (OSError, ValueError):
-        pass  # a stale socket, a slow one, a bad line: not this one
-    s.close()
-    return None
+        s.settimeout(min(CLAIM_TIMEOUT, left))  # a sidecar that reads nothing: only a big request
+        s.sendall(line)
+        s.setblocking(False)
+        return s
+    except OSError:
+        s.close()  # a stale socket, a full one: not this one
+        return None
 
 
 def ask(request: dict[str, Any], wait: float, env: Mapping[str, str] = os.environ) -> Any:
     """The first decision of any sidecar that claims the request (every window that watches
     the team shows it; the first answer wins, the others' prompts go when the hook closes
-    their connections); None when none claims it or none answers in time."""
+    their connections); None when none claims it or none answers in time. Every sidecar is
+    offered it at once: one that is slow to say whether it takes it (stopped, busy) holds up
+    no other; one that has not claimed it CLAIM_TIMEOUT seconds on is out."""
     deadline = time.monotonic() + wait
-    claimed: list[socket.socket] = []
+    claim_by = time.monotonic() + min(CLAIM_TIMEOUT, wait)
+    line = json.dumps({"v": 1, "request": request, "wait": wait}).encode() + b"\n"
+    bufs: dict[socket.socket, bytes] = {}
     for path in sockets(env):
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        got = _offer(path, request, left)
+        got = _offer(path, line, left)
         if got is not None:
-            claimed.append(got)
+            bufs[got] = b""
+    claimed: set[socket.socket] = set()
     sel = selectors.DefaultSelector()
-    bufs: dict[socket.socket, bytes] = {}
+
+    def out(s: socket.socket) -> None:
+        sel.unregister(s)
+        del bufs[s]
+        claimed.discard(s)
+        s.close()
+
     try:
-        for s in claimed:
-            s.setblocking(False)
+        for s in bufs:
             sel.register(s, selectors.EVENT_READ)
-            bufs[s] = b""
         while bufs:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            if now >= claim_by:
+                for s in [c for c in bufs if c not in claimed]:
+                    out(s)  # said nothing in time: not this one
+                if not bufs:
+                    return None
+            if now >= deadline:
                 return None
-            for key, _ in sel.select(left):
-                s = next(c for c in claimed if c.fileno() == key.fd)
+            until = deadline if now >= claim_by else min(deadline, claim_by)
+            for key, _ in sel.select(until - now):
+                found = next((c for c in bufs if c.fileno() == key.fd), None)
+                if found is None:
+                    continue
+                s = found
                 try:
                     chunk = s.recv(65536)
+                except BlockingIOError:
+                    continue
                 except OSError:
                     chunk = b""
                 bufs[s] += chunk
-                if b"\n" in bufs[s]:
+                while s in bufs and b"\n" in bufs[s]:
+                    first, bufs[s] = bufs[s].split(b"\n", 1)
                     try:
-                        answer = json.loads(bufs[s].split(b"\n", 1)[0])
+                        answer = json.loads(first)
                     except ValueError:
                         answer = None
+                    if s not in claimed:  # its first line: whether it takes the request
+                        if isinstance(answer, dict) and answer.get("claimed") is True:
+                            claimed.add(s)
+                        else:
+                            out(s)
+                        continue
                     said = answer.get("decision") if isinstance(answer, dict) else None
                     if said is not None:
                         return said
                     if isinstance(answer, dict) and answer.get("released") is True:
                         return None  # the person sent it to the terminal: no window waits
-                    chunk = b""  # "no answer" from this one: it is out
-                if not chunk or len(bufs[s]) > MAX_LINE:
-                    sel.unregister(s)
-                    del bufs[s]
+                    out(s)  # "no answer" from this one: it is out
+                if s in bufs and (not chunk or len(bufs[s]) > MAX_LINE):
+                    out(s)
         return None
     finally:
         sel.close()
-        for s in claimed:
+        for s in bufs:
             s.close()
 
 

@@ -22,12 +22,20 @@ from typing import Any
 
 import pytest
 
-from .api_script import Block, Reply, Request, Rule, Script, call, say
-from .errors import HarnessError
+from .api_script import Block, Reply, Rule, Script, call, say
 from .harness import Session, teaminbox_exe, wait_until
+from .own_session import (
+    VERSION,
+    OwnRun,
+    held_once,
+    idle_held_once,
+    kept_after_restart,
+    play,
+    spawn_helper,
+)
+from .scenario import has_results
 from .sidecar_client import Sidecar
 
-VERSION = "2.1.332"
 PROMPT = "CLOSED-START: spawn a teammate named helper."
 HELPER_PROMPT = "CLOSED-HELPER-TASK: report three results to the lead in one turn."
 REPORTS = [f"CLOSED-REPORT-{i}: result {i} of 3" for i in range(1, 4)]
@@ -35,15 +43,8 @@ LEAD_TEXT = "CLOSED-LEAD-THANKS: well done, helper"
 TEXTS = [*REPORTS, LEAD_TEXT]
 
 
-def has_results(req: Request) -> bool:
-    return bool(req.tool_results())
-
-
 @dataclass
-class Run:
-    session: Session
-    team: str = ""
-    error: str | None = None
+class Run(OwnRun):
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # text -> the entry
     recipients: dict[str, str] = field(default_factory=dict)  # text -> the inbox it was in
     idle: list[dict[str, Any]] = field(default_factory=list)  # helper's idle entries
@@ -54,10 +55,6 @@ class Run:
     replied: list[Any] = field(default_factory=list)
     reopened: list[dict[str, Any]] = field(default_factory=list)
     cli: dict[str, str] = field(default_factory=dict)  # `teaminbox teams`, `read` afterwards
-
-    def require(self) -> None:
-        if self.error:
-            raise HarnessError(f"Claude Code {VERSION}: {self.error}")
 
 
 def _script() -> Script:
@@ -72,15 +69,7 @@ def _script() -> Script:
     )
     return Script(
         [
-            Rule(
-                "spawn",
-                "lead",
-                "CLOSED-START",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
+            spawn_helper("CLOSED-START", HELPER_PROMPT),
             Rule("report", "helper", "CLOSED-HELPER-TASK", burst),
             Rule(
                 "report-done", "helper", has_results, say("CLOSED-HELPER-DONE"), after=("report",)
@@ -97,7 +86,6 @@ def _script() -> Script:
 
 
 def _play(s: Session, run: Run) -> None:
-    run.team = s.team(timeout=40)
     s.wait_rule("spawn", 40)
     s.wait_rule("report-done", 60)
     s.wait_rule("thanks-done", 60)
@@ -183,15 +171,7 @@ def _look(home: Path, run: Run) -> None:
 def _run(base: Path) -> Run:
     s = Session(VERSION, base, _script(), PROMPT, hard_limit=240.0)
     run = Run(s)
-    with s:
-        try:
-            _play(s, run)
-        except HarnessError as exc:
-            run.error = str(exc)
-        except Exception as exc:
-            run.error = f"{exc!r}\n{s.explain()}"
-        finally:
-            s.exit()
+    play(s, run, lambda: _play(s, run))
     if run.error is None:
         try:
             _look(s.home, run)
@@ -229,46 +209,21 @@ def test_the_team_appears_ended_with_its_members(closed: Run) -> None:
 
 def test_every_message_is_there_once(closed: Run) -> None:
     closed.require()
-    by_id: dict[str, list[dict[str, Any]]] = {}
-    for m in closed.conversation:
-        by_id.setdefault(m["id"], []).append(m)
-    for text, entry in closed.entries.items():
-        got = by_id.get(entry["msg_id"], [])
-        assert len(got) == 1, (text, got)
-        [m] = got
-        assert (m["text"], m["summary"], m["from"], m["inbox"]) == (
-            entry["text"],
-            entry.get("summary"),
-            entry["from"],
-            closed.recipients[text],
-        )
-        assert (m["recovered"], m["archived"]) == (True, True)
+    keys = ("text", "summary", "from")
+    held_once(closed.conversation, closed.entries, closed.recipients.__getitem__, keys)
     assert [m["text"] for m in closed.search] == [REPORTS[1]]
     assert not [p for p in closed.replied if p["message"]["text"] in TEXTS]
 
 
 def test_kept_after_a_restart(closed: Run) -> None:
     closed.require()
-    ids = sorted(e["msg_id"] for e in closed.entries.values())
-    assert sorted(m["id"] for m in closed.reopened if m["text"] in TEXTS) == ids
+    kept_after_restart(closed.reopened, closed.entries)
 
 
 def test_helpers_idle_notifications_are_there_once(closed: Run) -> None:
     """Only the lead's transcript shows them (Claude Code writes them itself)."""
     closed.require()
-    assert closed.idle
-    for entry in closed.idle:
-        got = [m for m in closed.conversation if m["text"] == entry["text"]]
-        assert len(got) == 1, (entry, got)
-        [m] = got
-        assert m["id"].startswith("tm-")
-        assert (m["recovered"], m["type"], m["from"], m["inbox"]) == (
-            True,
-            "idle_notification",
-            "helper",
-            "team-lead",
-        )
-        assert [x["id"] for x in closed.reopened if x["text"] == entry["text"]] == [m["id"]]
+    idle_held_once(closed.idle, closed.conversation, closed.reopened)
     idle = {e["text"] for e in closed.idle}
     assert not [p for p in closed.replied if p["message"]["text"] in idle]
 

@@ -26,12 +26,13 @@ import pytest
 
 from teaminbox.transcripts import STEP_CHARS
 
-from .api_script import Request, Rule, Script, call, say
+from .api_script import Rule, Script, call, say
 from .errors import HarnessError
 from .harness import Session, teaminbox_exe
+from .own_session import VERSION, OwnRun, play, scratch_home, spawn_helper
+from .scenario import has_results
 from .sidecar_client import Sidecar
 
-VERSION = "2.1.332"
 PROMPT = "DOING-START: spawn a teammate named helper."
 HELPER_PROMPT = "DOING-HELPER-TASK: wait for GO, then write the report."
 HELPER_DONE = "DOING-HELPER-DONE"
@@ -42,22 +43,10 @@ def wait_command(cwd: Path) -> str:
     return f"while [ ! -f {cwd}/GO ]; do sleep 0.2; done; echo DOING-WENT"
 
 
-def has_results(req: Request) -> bool:
-    return bool(req.tool_results())
-
-
 def make_script(cwd: Path) -> Script:
     return Script(
         [
-            Rule(
-                "spawn",
-                "lead",
-                "DOING-START",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
+            spawn_helper("DOING-START", HELPER_PROMPT),
             Rule(
                 "h-bash",
                 "helper",
@@ -91,10 +80,7 @@ def make_script(cwd: Path) -> Script:
 
 
 @dataclass
-class Run:
-    session: Session
-    team: str = ""
-    error: str | None = None
+class Run(OwnRun):
     running: dict[str, Any] = field(default_factory=dict)  # helper, while the command waits
     noted: dict[str, Any] = field(default_factory=dict)  # its teamInbox/activity step
     cli: dict[str, Any] = field(default_factory=dict)  # its `teams --json` member
@@ -107,10 +93,6 @@ class Run:
     content: dict[str, Any] = field(default_factory=dict)  # teamInbox/changeContent of the Write
     ended_changes: list[dict[str, Any]] = field(default_factory=list)  # a second server's
     ended_content: dict[str, Any] = field(default_factory=dict)
-
-    def require(self) -> None:
-        if self.error:
-            raise HarnessError(f"Claude Code {VERSION}: {self.error}")
 
 
 def _helper(sidecar: Sidecar, tid: str) -> dict[str, Any] | None:
@@ -178,8 +160,7 @@ def _play(s: Session, sidecar: Sidecar, run: Run, notes: list[Any]) -> None:
 
 
 def _run(base: Path) -> Run:
-    home = base / "home"
-    (home / ".claude" / "teams").mkdir(parents=True)
+    home = scratch_home(base)
     sidecar = Sidecar(home).start()
     notes: list[Any] = []  # teamInbox/activity: the recording client keeps the older ones only
     sidecar.client.feature("teamInbox/activity")(lambda ls, params: notes.append(params))
@@ -193,17 +174,8 @@ def _run(base: Path) -> Run:
     )
     run = Run(s)
     try:
-        with s:
-            try:
-                run.team = s.team(timeout=40)
-                _play(s, sidecar, run, notes)
-            except HarnessError as exc:
-                run.error = str(exc)
-            except Exception as exc:
-                run.error = f"{exc!r}\n{s.explain()}"
-            finally:
-                (s.cwd / "GO").touch()  # never leave the command waiting
-                s.exit()
+        # never leave the command waiting
+        play(s, run, lambda: _play(s, sidecar, run, notes), last=(s.cwd / "GO").touch)
     finally:
         sidecar.stop()
     if run.error is None and run.changes:  # a second server on the same history, the team ended

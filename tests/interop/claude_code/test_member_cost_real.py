@@ -24,19 +24,15 @@ import pytest
 from teaminbox.transcripts import PRICES, context_window, price_for
 
 from .api_script import Request, Rule, Script, call, say
-from .errors import HarnessError
 from .harness import Session
+from .own_session import VERSION, OwnRun, play, scratch_home, spawn_helper
+from .scenario import has_results
 from .sidecar_client import Sidecar
 
-VERSION = "2.1.332"
 PROMPT = "COST-START: spawn a teammate named helper."
 HELPER_PROMPT = "COST-HELPER-TASK: fix the first line of shared.txt."
 HELPER_DONE = "COST-HELPER-DONE"
 SHARED = "LINE-ONE\nLINE-TWO\n"
-
-
-def has_results(req: Request) -> bool:
-    return bool(req.tool_results())
 
 
 def helper_wrote(req: Request) -> bool:
@@ -49,15 +45,7 @@ def make_script(cwd: Path) -> Script:
     path = str(cwd / "shared.txt")
     return Script(
         [
-            Rule(
-                "spawn",
-                "lead",
-                "COST-START",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
+            spawn_helper("COST-START", HELPER_PROMPT),
             Rule("h-read", "helper", "COST-HELPER-TASK", call("Read", {"file_path": path})),
             Rule(
                 "h-edit",
@@ -115,19 +103,12 @@ def figures(path: Path) -> tuple[int, str, float]:
 
 
 @dataclass
-class Run:
-    session: Session
-    team: str = ""
-    error: str | None = None
+class Run(OwnRun):
     items: list[dict[str, Any]] = field(default_factory=list)  # the sameFile items
     shown: dict[str, Any] = field(default_factory=dict)  # the sidecar's figures by member
     computed: dict[str, tuple[int, str, float]] = field(default_factory=dict)  # the test's
     team_cost: float = 0.0
     edits: list[dict[str, Any]] = field(default_factory=list)  # both Edit results
-
-    def require(self) -> None:
-        if self.error:
-            raise HarnessError(f"Claude Code {VERSION}: {self.error}")
 
 
 def transcripts(s: Session) -> dict[str, Path]:
@@ -180,8 +161,7 @@ def _play(s: Session, sidecar: Sidecar, run: Run) -> None:
 
 
 def _run(base: Path) -> Run:
-    home = base / "home"
-    (home / ".claude" / "teams").mkdir(parents=True)
+    home = scratch_home(base)
     (base / "work").mkdir(parents=True)
     (base / "work" / "shared.txt").write_text(SHARED)
     sidecar = Sidecar(home).start()
@@ -195,16 +175,7 @@ def _run(base: Path) -> Run:
     )
     run = Run(s)
     try:
-        with s:
-            try:
-                run.team = s.team(timeout=40)
-                _play(s, sidecar, run)
-            except HarnessError as exc:
-                run.error = str(exc)
-            except Exception as exc:
-                run.error = f"{exc!r}\n{s.explain()}"
-            finally:
-                s.exit()
+        play(s, run, lambda: _play(s, sidecar, run))
     finally:
         sidecar.stop()
     return run

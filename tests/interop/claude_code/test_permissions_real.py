@@ -21,8 +21,6 @@ calls, `touch <cwd>/x1` ... `x4`:
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +28,23 @@ from typing import Any
 
 import pytest
 
-from .api_script import Request, Rule, Script, call, say
+from .api_script import Rule, Script, say
 from .errors import HarnessError
-from .harness import Session, teaminbox_exe
+from .harness import Session
+from .own_session import (
+    VERSION,
+    allowed,
+    answer_prompts,
+    denied,
+    hook_install,
+    prompt_for,
+    spawn_helper,
+    tool_result,
+    touch,
+)
+from .scenario import has_results
 from .sidecar_client import Sidecar
 
-VERSION = "2.1.332"
 WAIT = 12  # seconds the hook waits for the person (the settings' timeout: WAIT + 10)
 PROMPT = "PERM-START: spawn a teammate named helper."
 HELPER_PROMPT = "PERM-HELPER-TASK: make three files."
@@ -48,29 +57,14 @@ def command(cwd: Path, n: int) -> str:
     return f"touch {cwd}/x{n}" + (f"; {LONG_TAIL}" if n == 1 else "")
 
 
-def has_results(req: Request) -> bool:
-    return bool(req.tool_results())
-
-
 def make_script(cwd: Path) -> Script:
-    def touch(n: int) -> Any:
-        return call("Bash", {"command": command(cwd, n), "description": f"make x{n}"})
-
     return Script(
         [
-            Rule(
-                "spawn",
-                "lead",
-                "PERM-START",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
-            Rule("h-1", "helper", "PERM-HELPER-TASK", touch(1)),
-            Rule("h-2", "helper", has_results, touch(2), after=("h-1",)),
-            Rule("h-3", "helper", has_results, touch(3), after=("h-2",)),
-            Rule("h-4", "helper", has_results, touch(4), after=("h-3",)),
+            spawn_helper("PERM-START", HELPER_PROMPT),
+            Rule("h-1", "helper", "PERM-HELPER-TASK", touch(cwd, 1, LONG_TAIL)),
+            Rule("h-2", "helper", has_results, touch(cwd, 2), after=("h-1",)),
+            Rule("h-3", "helper", has_results, touch(cwd, 3), after=("h-2",)),
+            Rule("h-4", "helper", has_results, touch(cwd, 4), after=("h-3",)),
             Rule("h-done", "helper", has_results, say(HELPER_DONE), after=("h-4",)),
         ]
     )
@@ -97,43 +91,6 @@ class Perms:
         if self.error:
             raise HarnessError(f"Claude Code {VERSION}: {self.error}")
 
-    def tool_result(self, rule: str) -> dict[str, Any]:
-        """The tool_result block Claude Code sent back for the call made at `rule`."""
-        hits = [r for r in self.session.api.snapshot() if r.rule == rule]
-        assert hits, f"rule {rule!r} never fired\n{self.session.explain()}"
-        ids = hits[0].tool_use_ids()
-        for req in self.session.api.snapshot():
-            for m in req.body.get("messages") or []:
-                content = m.get("content")
-                if m.get("role") != "user" or not isinstance(content, list):
-                    continue
-                for b in content:
-                    if isinstance(b, dict) and ids and b.get("tool_use_id") == ids[0]:
-                        return b
-        raise AssertionError(f"no tool_result for {rule}\n{self.session.explain()}")
-
-
-def result_text(block: dict[str, Any]) -> str:
-    inner = block.get("content")
-    if isinstance(inner, str):
-        return inner
-    return "\n".join(str(x.get("text", "")) for x in inner or [] if isinstance(x, dict))
-
-
-def install_hook(home: Path) -> Any:
-    env = {**os.environ, "HOME": str(home)}
-    env.pop("CLAUDE_CONFIG_DIR", None)
-    res = subprocess.run(
-        [str(teaminbox_exe()), "hook", "install", "--yes", "--json", "--wait", str(WAIT)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    if res.returncode != 0:
-        raise HarnessError(f"teaminbox hook install failed: {res.stderr}")
-    return json.loads(res.stdout)
-
 
 def session_files(home: Path) -> list[dict[str, Any]]:
     out = []
@@ -149,7 +106,7 @@ def _run(base: Path) -> Perms:
     cwd = base / "work"
     home = base / "home"
     home.mkdir(parents=True)
-    installed = install_hook(home)
+    installed = hook_install(home, "--wait", str(WAIT))
     (home / ".claude" / "teams").mkdir(parents=True)
     # the sidecar runs before claude starts, as an editor's would
     sidecar = Sidecar(home).start()
@@ -167,10 +124,6 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
         try:
             out.team = s.team(timeout=40)
             tid = f"claude:{out.team}"
-
-            def prompt_for(n: int) -> Any:
-                got = sidecar.call("teamInbox/permissionRequests", {})["requests"]
-                return next((p for p in got if f"/x{n}" in p["detail"]), None)
 
             def item_for(n: int, action: str) -> Any:
                 got = sidecar.call("teamInbox/attention", {})
@@ -194,18 +147,9 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
                 step = (helper.get("activity") or {}).get("doing")
                 return step if step and step["waiting"] and f"/x{n}" in step["detail"] else None
 
-            for n, answer in (
-                (1, {"behavior": "allow"}),
-                (2, {"behavior": "deny", "message": DENY_REASON}),
-                (3, {"behavior": "allowSession"}),
-            ):
-                rule = f"h-{n}"
-                s.wait_rule(rule, 90)
-                out.asked[f"x{n}"] = s.wait(
-                    lambda n=n: prompt_for(n), 45, f"the hook's request for x{n}"
-                )
+            def before(n: int) -> None:
                 out.items[f"x{n}"] = s.wait(
-                    lambda n=n: item_for(n, "answerPermission"), 20, f"an attention item for x{n}"
+                    lambda: item_for(n, "answerPermission"), 20, f"an attention item for x{n}"
                 )
                 assert out.items[f"x{n}"]["team"] == tid
                 if n == 2:
@@ -216,12 +160,18 @@ def _session(base: Path, cwd: Path, installed: Any, sidecar: Sidecar) -> Perms:
                         "teamInbox/answerPermission", {"id": pid, "behavior": "allow"}
                     )
                     out.shown = sidecar.call("teamInbox/permissionText", {"id": pid})
-                out.answers[f"x{n}"] = sidecar.call(
-                    "teamInbox/answerPermission", {"id": out.asked[f"x{n}"]["id"], **answer}
-                )
+
+            answers = (
+                (1, {"behavior": "allow"}),
+                (2, {"behavior": "deny", "message": DENY_REASON}),
+                (3, {"behavior": "allowSession"}),
+            )
+            answer_prompts(s, sidecar, answers, out.asked, out.answers, before)
             # nobody answers x4: the hook gives up, Claude Code asks in the lead's terminal
             s.wait_rule("h-4", 60)
-            out.asked["x4"] = s.wait(lambda: prompt_for(4), 45, "the hook's request for x4")
+            out.asked["x4"] = s.wait(
+                lambda: prompt_for(sidecar, 4), 45, "the hook's request for x4"
+            )
             s.wait(
                 lambda: [
                     f for f in session_files(s.home) if f.get("waitingFor") == "permission prompt"
@@ -301,19 +251,12 @@ def test_a_long_command_is_allowed_only_after_its_whole_text_was_shown(perms: Pe
 
 def test_allow_runs_the_call(perms: Perms) -> None:
     perms.require()
-    assert perms.answers["x1"]["delivered"] is True
-    assert (perms.session.cwd / "x1").exists()
-    block = perms.tool_result("h-1")
-    assert not block.get("is_error"), block
+    allowed(perms.session, perms.answers, 1)
 
 
 def test_deny_refuses_it_with_the_reason(perms: Perms) -> None:
     perms.require()
-    assert perms.answers["x2"]["delivered"] is True
-    assert not (perms.session.cwd / "x2").exists()
-    block = perms.tool_result("h-2")
-    assert block.get("is_error") is True, block
-    assert DENY_REASON in result_text(block), block
+    denied(perms.session, perms.answers, 2, DENY_REASON)
 
 
 def test_allow_for_the_session_keeps_the_suggestion(perms: Perms) -> None:
@@ -334,7 +277,7 @@ def test_allow_for_the_session_keeps_the_suggestion(perms: Perms) -> None:
     assert f"access to {cwd}" in grants and len(grants) == len(kept), perms.asked["x3"]
     assert f"Allow for this session also allows: access to {cwd}" in perms.asked["x3"]["prompt"]
     assert perms.answers["x3"]["delivered"] is True
-    assert (cwd / "x3").exists() and not perms.tool_result("h-3").get("is_error")
+    assert (cwd / "x3").exists() and not tool_result(perms.session, "h-3").get("is_error")
     [after] = [r for r in perms.session.api.snapshot() if r.rule == "h-4"]
     assert "Additional working directories added" in after.last_user, after.last_user
     assert str(cwd) in after.last_user

@@ -27,9 +27,19 @@ import pytest
 
 from teaminbox import spool
 
-from .api_script import Request, Rule, Script, call, say
+from .api_script import Rule, Script, call, say
 from .errors import HarnessError
 from .harness import Session
+from .own_session import (
+    VERSION,
+    allowed,
+    answer_prompts,
+    denied,
+    result_text,
+    spawn_helper,
+    tool_result,
+    touch,
+)
 from .plugin_setup import (
     OWN_SETTINGS,
     PLUGIN_ID,
@@ -43,9 +53,9 @@ from .plugin_setup import (
     teaminbox_in_settings,
     write_own_settings,
 )
+from .scenario import has_results
 from .sidecar_client import Sidecar
 
-VERSION = "2.1.332"
 TOOL = "mcp__plugin_team-inbox_teaminbox__search_messages"
 PROMPT = "PLUG-START: wait for the person."
 PERSON_GO = "PLUG-PERSON-GO: spawn a teammate named helper."
@@ -56,27 +66,11 @@ HELPER_TEXT = f"{SECRET}: both files asked for"
 PERSON_ASKS = "PLUG-PERSON-ASKS: what did helper tell you?"
 
 
-def has_results(req: Request) -> bool:
-    return bool(req.tool_results())
-
-
-def touch(cwd: Path, n: int) -> Any:
-    return call("Bash", {"command": f"touch {cwd}/x{n}", "description": f"make x{n}"})
-
-
 def make_script(cwd: Path) -> Script:
     return Script(
         [
             Rule("waiting", "lead", "PLUG-START", say("PLUG-LEAD-WAITING")),
-            Rule(
-                "spawn",
-                "lead",
-                "PLUG-PERSON-GO",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
+            spawn_helper("PLUG-PERSON-GO", HELPER_PROMPT),
             Rule("lead-ack", "lead", SECRET, say("PLUG-LEAD-ACK")),
             Rule("search", "lead", "PLUG-PERSON-ASKS", call(TOOL, {"query": f'"{SECRET}"'})),
             Rule("search-seen", "lead", has_results, say("PLUG-LEAD-FOUND"), after=("search",)),
@@ -117,23 +111,6 @@ class PluginRun:
         if self.error:
             raise HarnessError(f"Claude Code {VERSION} with the plugin: {self.error}")
 
-    def tool_result(self, rule: str) -> dict[str, Any]:
-        hits = [r for r in self.session.api.snapshot() if r.rule == rule]
-        assert hits, f"rule {rule!r} never fired\n{self.session.explain()}"
-        ids = hits[0].tool_use_ids()
-        for req in self.session.api.snapshot():
-            for b in req.tool_results():
-                if ids and b.get("tool_use_id") == ids[0]:
-                    return b
-        raise AssertionError(f"no tool_result for {rule}\n{self.session.explain()}")
-
-
-def result_text(block: dict[str, Any]) -> str:
-    inner = block.get("content")
-    if isinstance(inner, str):
-        return inner.split("\n\n<system-reminder>", 1)[0]
-    return "\n".join(str(x.get("text", "")) for x in inner or [] if isinstance(x, dict))
-
 
 def history_knows(home: Path, team: str) -> bool:
     """The plugin's MCP server (its default history, in the scratch HOME) saw the team."""
@@ -159,26 +136,15 @@ def _play(s: Session, sidecar: Sidecar, out: PluginRun) -> None:
     assert s.pty is not None
     s.pty.type(PERSON_GO)
 
-    def prompt_for(n: int) -> Any:
-        got = sidecar.call("teamInbox/permissionRequests", {})["requests"]
-        return next((p for p in got if f"/x{n}" in p["detail"]), None)
-
-    for n, answer in (
-        (1, {"behavior": "allow"}),
-        (2, {"behavior": "deny", "message": DENY_REASON}),
-    ):
-        s.wait_rule(f"h-{n}", 90)
-        out.asked[f"x{n}"] = s.wait(lambda n=n: prompt_for(n), 45, f"the hook's request for x{n}")
-        out.answers[f"x{n}"] = sidecar.call(
-            "teamInbox/answerPermission", {"id": out.asked[f"x{n}"]["id"], **answer}
-        )
+    answers = ((1, {"behavior": "allow"}), (2, {"behavior": "deny", "message": DENY_REASON}))
+    answer_prompts(s, sidecar, answers, out.asked, out.answers)
     s.wait_rule("h-send", 60)
     s.wait_rule("lead-ack", 60)
     s.idle()
     s.send_cli(out.team, "team-lead", PERSON_ASKS, "person asks the lead")
     s.wait_rule("search", 60)
     s.wait_rule("search-seen", 60)
-    out.search = out.tool_result("search")
+    out.search = tool_result(s, "search")
 
 
 @pytest.fixture(scope="module")
@@ -372,18 +338,12 @@ def test_a_teammates_prompt_reaches_team_inbox_through_the_plugins_hook(
 
 def test_allow_through_the_plugin_runs_the_call(plugin_run: PluginRun) -> None:
     plugin_run.require()
-    assert plugin_run.answers["x1"]["delivered"] is True
-    assert (plugin_run.session.cwd / "x1").exists()
-    assert not plugin_run.tool_result("h-1").get("is_error")
+    allowed(plugin_run.session, plugin_run.answers, 1)
 
 
 def test_deny_through_the_plugin_refuses_with_the_reason(plugin_run: PluginRun) -> None:
     plugin_run.require()
-    assert plugin_run.answers["x2"]["delivered"] is True
-    assert not (plugin_run.session.cwd / "x2").exists()
-    block = plugin_run.tool_result("h-2")
-    assert block.get("is_error") is True, block
-    assert DENY_REASON in result_text(block), block
+    denied(plugin_run.session, plugin_run.answers, 2, DENY_REASON)
 
 
 def test_the_model_searches_through_the_plugins_mcp_server(plugin_run: PluginRun) -> None:

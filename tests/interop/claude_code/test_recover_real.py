@@ -20,10 +20,6 @@ One session (about 30 s), nothing leaves the machine.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,226 +27,28 @@ import pytest
 
 from teaminbox.timestamps import epoch
 
-from .api_script import Block, Reply, Request, Rule, Script, call, say
-from .errors import HarnessError
-from .harness import Session
+from .own_session import (
+    BROADCAST,
+    BURST,
+    VERSION,
+    Run,
+    held_once,
+    idle_held_once,
+    kept_after_restart,
+    run_stalled,
+    scratch_home,
+)
 from .sidecar_client import Sidecar
-
-VERSION = "2.1.332"
-PROMPT = "RECOVER-START: wait for the person."
-PERSON_GO = "RECOVER-PERSON-GO: spawn a teammate named helper."
-HELPER_PROMPT = "RECOVER-HELPER-TASK: report eight results to the lead in one turn."
-BURST = [f"RECOVER-BURST-{i}: result {i} of 8" for i in range(1, 9)]
-BROADCAST = "RECOVER-BROADCAST: to everyone"
-REFUSED = "is no longer supported"  # Claude Code's refusal of `to: "*"`
-
-
-def has_results(req: Request) -> bool:
-    return bool(req.tool_results())
-
-
-def burst_reply() -> Reply:
-    blocks = [
-        Block(tool="SendMessage", input={"to": "team-lead", "message": t, "summary": f"part {i}"})
-        for i, t in enumerate(BURST, 1)
-    ]
-    blocks.append(
-        Block(tool="SendMessage", input={"to": "*", "message": BROADCAST, "summary": "all"})
-    )
-    return Reply(blocks)
-
-
-@dataclass
-class Run:
-    session: Session
-    team: str = ""
-    error: str | None = None
-    entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # text -> the entry
-    transcript_ids: list[str] = field(default_factory=list)  # msg_ids in helper's results
-    idle: list[dict[str, Any]] = field(default_factory=list)  # helper's idle entries
-    broadcast_result: dict[str, Any] | None = None
-    stopped_at: float = 0.0
-    continued_at: float = 0.0
-    caught_up_at: float = 0.0
-    conversation: list[dict[str, Any]] = field(default_factory=list)
-    page: list[dict[str, Any]] = field(default_factory=list)
-    search: list[dict[str, Any]] = field(default_factory=list)
-    replied: list[dict[str, Any]] = field(default_factory=list)
-    reopened: list[dict[str, Any]] = field(default_factory=list)
-    reopened_replied: list[dict[str, Any]] = field(default_factory=list)
-
-    def require(self) -> None:
-        if self.error:
-            raise HarnessError(f"Claude Code {VERSION}: {self.error}")
-
-
-def helper_results(s: Session) -> list[dict[str, Any]]:
-    """helper's SendMessage results in its transcript (the file as it is now)."""
-    out = []
-    for path in s.claude_dir.glob("projects/*/*/subagents/agent-*.jsonl"):
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            res = row.get("toolUseResult") if isinstance(row, dict) else None
-            if isinstance(res, dict) and res.get("msg_id"):
-                out.append(res)
-    return out
-
-
-def lead_inbox_now(s: Session, team: str) -> list[Any]:
-    doc = s.recorder.last_json(f"teams/{team}/inboxes/team-lead.json")
-    return doc if isinstance(doc, list) else []
-
-
-def _play(s: Session, sidecar: Sidecar, run: Run, stop: Any) -> None:
-    tid = f"claude:{run.team}"
-
-    def knows_team() -> bool:
-        teams = sidecar.call("teamInbox/teams", {})["teams"]
-        return any(t["id"] == tid and not t["ended"] for t in teams)
-
-    s.wait_rule("waiting", 40)
-    s.wait(knows_team, 40, "the sidecar to list the team")
-    s.idle()
-    assert s.pty is not None
-    s.pty.type(PERSON_GO)
-    s.wait_rule("spawn", 40)
-    s.wait_rule("burst", 60)
-    s.wait_rule("burst-done", 60)
-    assert stop.stopped, "the sidecar was not stopped before the burst"
-
-    def written() -> bool:
-        texts = {e.value.get("text"): e.value for e in s.recorder.entries(run.team)}
-        found = {t: texts[t] for t in BURST if t in texts}
-        run.entries = found
-        return len(found) == len(BURST)
-
-    s.wait(written, 30, "the eight entries in team-lead.json")
-    s.wait(
-        lambda: not {e.get("text") for e in lead_inbox_now(s, run.team)} & set(BURST),
-        30,
-        "the lead to prune the eight entries",
-    )
-    s.wait(lambda: len(helper_results(s)) >= len(BURST), 30, "helper's eight results")
-    run.transcript_ids = [str(r["msg_id"]) for r in helper_results(s)]
-
-    def idle_pruned() -> bool:  # helper went idle after its turn: Claude Code's own frame
-        run.idle = [
-            e.value
-            for e in s.recorder.entries(run.team)
-            if e.inbox == "team-lead" and '"idle_notification"' in str(e.value.get("text"))
-        ]
-        texts = {e.get("text") for e in lead_inbox_now(s, run.team)}
-        return bool(run.idle) and not texts & {e["text"] for e in run.idle}
-
-    reads = sidecar.options.get("readTranscripts", True) is not False
-    if reads:  # only the lead's transcript can show it (test_spool_real.py reads none)
-        s.wait(idle_pruned, 30, "helper's idle notification written and pruned")
-    [done] = [r for r in s.api.snapshot() if r.rule == "burst-done"]
-    run.broadcast_result = next((b for b in done.tool_results() if REFUSED in json.dumps(b)), None)
-    run.continued_at = time.monotonic()
-    stop.cont()
-    ids = {e["msg_id"] for e in run.entries.values()}
-    idle = {e["text"] for e in run.idle}
-
-    def caught_up() -> list[dict[str, Any]] | None:
-        msgs: list[dict[str, Any]] = sidecar.call(
-            "teamInbox/conversation", {"team": tid, "limit": 1000}
-        )["messages"]
-        held = ids <= {m["id"] for m in msgs} and idle <= {m["text"] for m in msgs}
-        return msgs if held else None
-
-    try:
-        run.conversation = s.wait(caught_up, 60, "the sidecar to hold the eight messages")
-    except HarnessError:
-        msgs = sidecar.call("teamInbox/conversation", {"team": tid, "limit": 1000})["messages"]
-        held = len(ids & {m["id"] for m in msgs})
-        frames = len(idle & {m["text"] for m in msgs})
-        raise HarnessError(
-            f"after 60 s the sidecar holds {held} of the 8 messages,"
-            f" {frames} of {len(idle)} idle notifications"
-        ) from None
-    run.caught_up_at = time.monotonic()
-    run.page = sidecar.call(
-        "teamInbox/messages",
-        {"team": tid, "inbox": "team-lead", "includeArchived": True, "limit": 1000},
-    )["messages"]
-    run.search = sidecar.call(
-        "teamInbox/search", {"query": f'"{BURST[4]}"', "team": tid, "limit": 50}
-    )["messages"]
-
-    def toasts() -> bool:  # published just after the archive a query may see first
-        run.replied = [p["message"] for p in sidecar.notifications("teamInbox/replied")]
-        return set(BURST) <= {m["text"] for m in run.replied}
-
-    try:
-        s.wait(toasts, 30, "the toasts")
-    except HarnessError:
-        pass  # the test on toasts says what came
-
-
-class Stopper:
-    """SIGSTOP / SIGCONT of the one server this test started, by its pid."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.stopped = False
-
-    def stop(self) -> None:
-        os.kill(self.pid, signal.SIGSTOP)
-        self.stopped = True
-
-    def cont(self) -> None:
-        os.kill(self.pid, signal.SIGCONT)
 
 
 def _run(base: Path) -> Run:
-    home = base / "home"
-    (home / ".claude" / "teams").mkdir(parents=True)
+    home = scratch_home(base)
     sidecar = Sidecar(home)
     sidecar.options["notify"] = "messages"  # a teammate's text to the lead toasts...
     sidecar.start()
-    stop = Stopper(sidecar.client._server.pid)
-
-    def burst(req: Request) -> Reply:
-        stop.stop()  # before Claude Code has the calls: nothing of them is read live
-        run.stopped_at = time.monotonic()
-        return burst_reply()
-
-    script = Script(
-        [
-            Rule("waiting", "lead", "RECOVER-START", say("RECOVER-LEAD-WAITING")),
-            Rule(
-                "spawn",
-                "lead",
-                "RECOVER-PERSON-GO",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
-            Rule("burst", "helper", "RECOVER-HELPER-TASK", burst),
-            Rule("burst-done", "helper", has_results, say("RECOVER-HELPER-DONE"), after=("burst",)),
-        ]
-    )
-    s = Session(VERSION, base, script, PROMPT, hard_limit=240.0)
-    run = Run(s)
     try:
-        with s:
-            try:
-                run.team = s.team(timeout=40)
-                _play(s, sidecar, run, stop)
-            except HarnessError as exc:
-                run.error = str(exc)
-            except Exception as exc:
-                run.error = f"{exc!r}\n{s.explain()}"
-            finally:
-                stop.cont()  # never leave it stopped
-                s.exit()
+        run = run_stalled(base, sidecar)
         if run.error is None:  # a second server on the same history, the team ended
-            stop.cont()
             again = Sidecar(home).start()
             try:
                 run.reopened = again.call(
@@ -260,7 +58,6 @@ def _run(base: Path) -> Run:
             finally:
                 again.stop()
     finally:
-        stop.cont()
         sidecar.stop()
     return run
 
@@ -307,21 +104,8 @@ def test_the_burst_was_written_and_pruned_while_the_sidecar_was_stopped(recovere
 
 def test_none_of_the_eight_is_lost(recovered: Run) -> None:
     recovered.require()
-    by_id: dict[str, list[dict[str, Any]]] = {}
-    for m in recovered.conversation:
-        by_id.setdefault(m["id"], []).append(m)
-    for text, entry in recovered.entries.items():
-        got = by_id.get(entry["msg_id"], [])
-        assert len(got) == 1, (text, got)
-        [m] = got
-        assert (m["text"], m["summary"], m["from"], m["inbox"], m["color"]) == (
-            entry["text"],
-            entry["summary"],
-            entry["from"],
-            "team-lead",
-            entry["color"],
-        )
-        assert (m["recovered"], m["archived"], m["delivery"]) == (True, True, "delivered")
+    held = held_once(recovered.conversation, recovered.entries, lambda text: "team-lead")
+    assert {m["delivery"] for m in held.values()} == {"delivered"}
     assert not [m for m in recovered.conversation if BROADCAST in m["text"]]
     page_ids = [m["id"] for m in recovered.page]
     for entry in recovered.entries.values():
@@ -339,8 +123,7 @@ def test_recovered_messages_written_during_the_stall_toast_once(recovered: Run) 
 
 def test_kept_after_the_session_ended(recovered: Run) -> None:
     recovered.require()
-    ids = sorted(e["msg_id"] for e in recovered.entries.values())
-    assert sorted(m["id"] for m in recovered.reopened if m["text"] in BURST) == ids
+    kept_after_restart(recovered.reopened, recovered.entries)
     assert all(m["recovered"] for m in recovered.reopened if m["text"] in BURST)
     assert not [p for p in recovered.reopened_replied if p["message"]["text"] in BURST]
 
@@ -351,18 +134,11 @@ def test_helpers_idle_notification_is_recovered_once_from_the_leads_transcript(
     """Written and pruned while the sidecar was stopped, in no sender's transcript: the
     lead's `<teammate-message>` turn is its only record."""
     recovered.require()
-    assert recovered.idle
-    for entry in recovered.idle:
-        got = [m for m in recovered.conversation if m["text"] == entry["text"]]
-        assert len(got) == 1, (entry, got)
-        [m] = got
-        assert m["id"].startswith("tm-") and m["id"] != entry["msg_id"]
-        assert (m["recovered"], m["archived"], m["type"]) == (True, True, "idle_notification")
-        assert (m["from"], m["inbox"], m["color"]) == ("helper", "team-lead", entry["color"])
+    for entry, m in idle_held_once(recovered.idle, recovered.conversation, recovered.reopened):
+        assert m["id"] != entry["msg_id"]
+        assert m["archived"] is True and m["color"] == entry["color"]
         assert m["structured"]["type"] == "idle_notification"
         # the turn that handed it to the lead: after it was written
         assert (epoch(m["timestamp"]) or 0) >= (epoch(entry["timestamp"]) or 0) - 1
-        again = [x for x in recovered.reopened if x["text"] == entry["text"]]
-        assert [x["id"] for x in again] == [m["id"]]
     # an idle notification never toasts under the default policy
     assert not [p for p in recovered.replied if '"idle_notification"' in p["text"]]

@@ -10,15 +10,13 @@ all eight, with the entries' own msg_ids, helper's name and the lead's session; 
 sidecar is continued it holds all eight, by msg_id, `recovered`, each a toast once (written
 while the sidecar ran, stalled: news, as test_recover_real.py says).
 
-One session (about 30 s), nothing leaves the machine (test_recover_real.py's script).
+One session (about 30 s), nothing leaves the machine (own_session.py's stalled burst).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,21 +26,17 @@ import pytest
 from teaminbox import spool
 from teaminbox.history import History
 
-from .api_script import Reply, Request, Rule, Script, call, say
-from .errors import HarnessError
-from .harness import Session, teaminbox_exe
-from .sidecar_client import Sidecar
-from .test_recover_real import (
+from .harness import Session
+from .own_session import (
     BURST,
-    HELPER_PROMPT,
-    PROMPT,
     VERSION,
     Run,
-    Stopper,
-    _play,
-    burst_reply,
-    has_results,
+    held_once,
+    hook_install,
+    run_stalled,
+    scratch_home,
 )
+from .sidecar_client import Sidecar
 
 
 @dataclass
@@ -55,24 +49,9 @@ class SpoolRun:
     history: Path | None = None  # the sidecar's
 
 
-def install_record_hook(home: Path) -> None:
-    env = {**os.environ, "HOME": str(home)}
-    env.pop("CLAUDE_CONFIG_DIR", None)
-    res = subprocess.run(
-        [str(teaminbox_exe()), "hook", "install", "--record", "--yes", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    if res.returncode != 0:
-        raise HarnessError(f"teaminbox hook install --record failed: {res.stderr}")
-
-
 def _run(base: Path) -> SpoolRun:
-    home = base / "home"
-    (home / ".claude" / "teams").mkdir(parents=True)
-    install_record_hook(home)
+    home = scratch_home(base)
+    hook_install(home, "--record")
     where = spool.folder({"HOME": str(home)})  # where the hook writes under Claude Code's env
     old = os.environ.get("TEAMINBOX_SPOOL_DIR")
     os.environ["TEAMINBOX_SPOOL_DIR"] = where  # the sidecar reads the same spool
@@ -86,50 +65,18 @@ def _run(base: Path) -> SpoolRun:
             os.environ.pop("TEAMINBOX_SPOOL_DIR", None)
         else:
             os.environ["TEAMINBOX_SPOOL_DIR"] = old
-    stop = Stopper(sidecar.client._server.pid)
+    lead_session = ""
 
-    def burst(req: Request) -> Reply:
-        stop.stop()
-        run.stopped_at = time.monotonic()
-        return burst_reply()
+    def config(s: Session, run: Run) -> None:
+        nonlocal lead_session
+        config = json.loads((s.claude_dir / "teams" / run.team / "config.json").read_text())
+        lead_session = str(config.get("leadSessionId"))
 
-    script = Script(
-        [
-            Rule("waiting", "lead", "RECOVER-START", say("RECOVER-LEAD-WAITING")),
-            Rule(
-                "spawn",
-                "lead",
-                "RECOVER-PERSON-GO",
-                call(
-                    "Agent",
-                    {"description": "Spawn helper", "name": "helper", "prompt": HELPER_PROMPT},
-                ),
-            ),
-            Rule("burst", "helper", "RECOVER-HELPER-TASK", burst),
-            Rule("burst-done", "helper", has_results, say("RECOVER-HELPER-DONE"), after=("burst",)),
-        ]
-    )
-    s = Session(VERSION, base, script, PROMPT, hard_limit=240.0)
-    run = Run(s)
-    out = SpoolRun(run)
     try:
-        with s:
-            try:
-                run.team = s.team(timeout=40)
-                _play(s, sidecar, run, stop)
-                config_path = home / ".claude" / "teams" / run.team / "config.json"
-                config = json.loads(config_path.read_text())
-                out.lead_session = str(config.get("leadSessionId"))
-            except HarnessError as exc:
-                run.error = str(exc)
-            except Exception as exc:
-                run.error = f"{exc!r}\n{s.explain()}"
-            finally:
-                stop.cont()
-                s.exit()
+        run = run_stalled(base, sidecar, also=config)
     finally:
-        stop.cont()
         sidecar.stop()
+    out = SpoolRun(run, lead_session=lead_session)
     out.settings = json.loads((home / ".claude" / "settings.json").read_text())
     out.history = home / "teaminbox-history.db"
     got = spool.read(where, {})
@@ -170,22 +117,8 @@ def test_every_send_reached_the_spool_through_the_real_hook(spooled: SpoolRun) -
 def test_none_of_the_eight_is_lost_with_the_spool_alone(spooled: SpoolRun) -> None:
     spooled.run.require()
     run = spooled.run
-    by_id: dict[str, list[dict[str, Any]]] = {}
-    for m in run.conversation:
-        by_id.setdefault(m["id"], []).append(m)
     assert len(run.entries) == len(BURST)
-    for text, entry in run.entries.items():
-        got = by_id.get(entry["msg_id"], [])
-        assert len(got) == 1, (text, got)
-        [m] = got
-        assert (m["text"], m["summary"], m["from"], m["inbox"], m["color"]) == (
-            entry["text"],
-            entry["summary"],
-            entry["from"],
-            "team-lead",
-            entry["color"],
-        )
-        assert (m["recovered"], m["archived"]) == (True, True)
+    held_once(run.conversation, run.entries, lambda text: "team-lead")
     toasted = sorted(m["text"] for m in run.replied if m["text"] in BURST)
     assert toasted == sorted(BURST), run.replied
 

@@ -35,6 +35,7 @@ from .conftest import CcRun
 from .errors import HarnessError
 from .harness import Session
 from .install import VERSIONS
+from .own_session import tool_result
 from .sidecar_client import Sidecar
 
 PROMPT = "TASKS-REAL-START: make two tasks and spawn a planning teammate."
@@ -172,19 +173,10 @@ class Board:
         return hits[0]
 
     def tool_result(self, rule: str) -> str:
-        ids = self.fired(rule).tool_use_ids()
-        for req in self.session.api.snapshot():
-            for m in req.body.get("messages") or []:
-                content = m.get("content")
-                if m.get("role") != "user" or not isinstance(content, list):
-                    continue
-                for b in content:
-                    if isinstance(b, dict) and ids and b.get("tool_use_id") == ids[0]:
-                        inner = b.get("content")
-                        if isinstance(inner, str):
-                            return inner
-                        return "\n".join(str(x.get("text", "")) for x in inner or [])
-        raise AssertionError(f"no tool_result for {rule}\n{self.session.explain()}")
+        inner = tool_result(self.session, rule).get("content")
+        if isinstance(inner, str):
+            return inner
+        return "\n".join(str(x.get("text", "")) for x in inner or [])
 
     def entries(self, inbox: str) -> list[dict[str, Any]]:
         return [e.value for e in self.session.recorder.entries(self.team) if e.inbox == inbox]
