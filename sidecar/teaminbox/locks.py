@@ -358,7 +358,14 @@ def track_temp(path: str) -> None:
         _refresher.temps.add(path)
 
 
-def untrack_temp(path: str) -> None:
+def drop_temp(path: str) -> None:
+    """Remove a tracked temp file, then forget it. Forgotten first, a signal handled in
+    between would find nothing to remove and the process die before the unlink, leaving
+    the file (after a rename-exchange, the inbox's old bytes) beside the inbox."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
     with _refresher._cond:
         _refresher.temps.discard(path)
 

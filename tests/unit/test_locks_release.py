@@ -91,3 +91,27 @@ def test_a_dying_process_waits_for_a_temp_being_written_then_removes_it(
     with pytest.raises(OSError):
         locks.write_tracked_temp(tmp, b"[]")
     assert not os.path.lexists(tmp)
+
+
+def test_a_temp_is_removed_before_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A signal handled between the two steps finds the temp still tracked (and removes it)
+    or already gone: never forgotten yet still on disk, which the dying process would leave
+    beside the inbox."""
+    seen: list[bool] = []
+
+    class Temps(set[str]):
+        def discard(self, path: str) -> None:
+            seen.append(os.path.lexists(path))
+            super().discard(path)
+
+    refresher = locks._Refresher()
+    refresher.temps = Temps()
+    monkeypatch.setattr(locks, "_refresher", refresher)
+    tmp = str(tmp_path / ".x.json.1.teaminbox-tmp")
+    locks.track_temp(tmp)
+    locks.write_tracked_temp(tmp, b"[]")
+    locks.drop_temp(tmp)
+    assert seen == [False] and not os.path.lexists(tmp) and locks.tracked_temps() == set()
+    locks.drop_temp(tmp)  # twice, or never written: no error

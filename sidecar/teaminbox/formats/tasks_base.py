@@ -17,7 +17,7 @@ import attrs
 from ..errors import InvalidParams, TeamInboxError
 from ..fileio import fsync_dir, temp_path
 from ..jsonio import loads
-from ..locks import PeerLock, track_temp, untrack_temp, write_tracked_temp
+from ..locks import PeerLock, drop_temp, track_temp, write_tracked_temp
 from ..model import Problem, Task
 
 # How the wire spells a status; each format maps its own spellings onto these.
@@ -129,11 +129,7 @@ def replace_file(path: str, data: bytes, lock: PeerLock) -> None:
             os.replace(tmp, path)
         fsync_dir(os.path.dirname(path) or ".")
     finally:
-        untrack_temp(tmp)
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        drop_temp(tmp)
 
 
 def board_statuses(board: TaskBoard | None) -> list[str]:

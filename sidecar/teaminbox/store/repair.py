@@ -15,11 +15,10 @@ from ..fileio import (
     open_regular,
     read_all,
     temp_path,
-    unlink_quietly,
     write_temp,
 )
 from ..formats.base import InboxFormat
-from ..locks import DEFAULT_TIMEOUT, track_temp, untrack_temp, write_tracked_temp
+from ..locks import DEFAULT_TIMEOUT, drop_temp, track_temp, write_tracked_temp
 from .commit import Changed, CommitReport, commit, file_id
 from .snapshot import parse
 
@@ -115,5 +114,4 @@ def salvage(fmt: InboxFormat, path: str) -> tuple[int, int, str | None]:
                 )
             return len(good), dropped, backup
     finally:
-        untrack_temp(tmp)
-        unlink_quietly(tmp)
+        drop_temp(tmp)

@@ -36,9 +36,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ..errors import CorruptInbox, WriteNotVerified
-from ..fileio import backup_path, check_no_links, temp_path, unlink_quietly, write_temp
+from ..fileio import backup_path, check_no_links, temp_path, write_temp
 from ..formats.base import InboxFormat
-from ..locks import DEFAULT_TIMEOUT, track_temp, untrack_temp, write_tracked_temp
+from ..locks import DEFAULT_TIMEOUT, drop_temp, track_temp, write_tracked_temp
 from .commit import Changed, CommitReport, commit, open_snapshot, pause_point, unchanged
 from .merge import fingerprint, merge_entries
 from .snapshot import Snapshot, parse
@@ -178,8 +178,7 @@ def update(
                     path=path,
                 )
     finally:
-        untrack_temp(tmp)
-        unlink_quietly(tmp)
+        drop_temp(tmp)
         for fd in fds:
             os.close(fd)  # after the lock: freeing the replaced file's blocks is slow
     if not report.clean and new is not None:
