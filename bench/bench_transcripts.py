@@ -15,8 +15,13 @@ check that every row's tokens were counted.
 
     .venv/bin/python bench/bench_transcripts.py            # ~4 min: 3 runs of each
     .venv/bin/python bench/bench_transcripts.py --quick    # ~1 min: 1 run each, 10 s
+    .venv/bin/python bench/bench_transcripts.py --five --seconds 20   # five busy teammates
     options: --no-write (leave runs.md alone), --keep (keep the temp folder),
              --mb N (transcript size), --seconds S (growth time)
+
+--five: five teammates each append a row every 50 ms; the server's CPU time per wall second
+while they do (from /proc), and its first `teams` answer, with `readTranscripts` on and off,
+the order swapped each pair (--pairs). Prints its figures; runs.md's entry is written by hand.
 """
 
 from __future__ import annotations
@@ -325,6 +330,109 @@ def micro(base: Path, mb: int) -> dict[str, float]:
     return {"first_s": first, "row_us": spent / n * 1e6, "stat_us": idle / n * 1e6}
 
 
+# --- five busy teammates ------------------------------------------------------------------
+
+FIVE = [f"helper{k}" for k in range(1, 6)]
+
+
+def make_five(base: Path, mb: int, seed: int) -> tuple[Path, list[tuple[Path, Writer]]]:
+    """make_home's team with five teammates, each a transcript of `mb` MB where Claude Code
+    keeps a teammate's (the lead session's subagents/, a meta.json naming it)."""
+    home, lead, _ = make_home(base, 1, seed)
+    cfg_path = home / ".claude" / "teams" / TEAM / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["members"] += [{"agentId": f"{n}@{TEAM}", "name": n, "cwd": CWD} for n in FIVE]
+    cfg_path.write_text(json.dumps(cfg, indent=2))
+    sub = lead.parent / SID / "subagents"
+    sub.mkdir(parents=True)
+    out = []
+    for k, name in enumerate(FIVE):
+        (sub / f"agent-a{name}.meta.json").write_text(json.dumps({"name": name, "teamName": TEAM}))
+        w = Writer(random.Random(seed * 10 + k))
+        data = b""
+        while len(data) < mb * 1024 * 1024:
+            data += b"".join(line(r) for r in w.turn())
+        (sub / f"agent-a{name}.jsonl").write_bytes(data)
+        out.append((sub / f"agent-a{name}.jsonl", w))
+    return home, out
+
+
+async def run_five(base: Path, mb: int, seconds: float, on: bool, seed: int) -> dict[str, Any]:
+    """Five teammates, each appending a row every 50 ms (staggered): the server's CPU time per
+    wall second while they write, and its first `teams` answer (spawn -> answer)."""
+    folder = base / f"five-{'on' if on else 'off'}-{seed}"
+    home, files = make_five(folder, mb, seed)
+    c, _ = await start_server(home, on)
+    out: dict[str, Any] = {"on": on, "first_ms": c.first_teams_ms, "load": os.getloadavg()[0]}
+    await asyncio.sleep(3)  # the first read of the transcripts done
+    handles = [open(p, "ab") for p, _ in files]  # noqa: SIM115
+    try:
+        cpu0, t0 = cpu_seconds(c.pid), time.perf_counter()
+        i = 0
+        while time.perf_counter() - t0 < seconds:
+            k = i % 5
+            w = files[k][1]
+            row = w.assistant() if (i // 5) % 2 else w.tool_result(w.rng.randint(500, 6000))
+            handles[k].write(line(row))
+            handles[k].flush()
+            i += 1
+            await asyncio.sleep(max(0.0, t0 + i * 0.01 - time.perf_counter()))
+        wall = time.perf_counter() - t0
+        out["cpu_pct"] = 100 * (cpu_seconds(c.pid) - cpu0) / wall
+        out["rows"] = i
+    finally:
+        for h in handles:
+            h.close()
+    if on:  # every teammate's rows counted
+        deadline = time.perf_counter() + 30
+        while True:
+            teams = (await c.call("teamInbox/teams", {}))["teams"]
+            team = next(t for t in teams if t["id"] == f"claude:{TEAM}")
+            got = {
+                m["name"]: ((m.get("activity") or {}).get("tokens") or {}).get("input")
+                for m in team["members"]
+            }
+            if all(got.get(n) == w.input for n, (_, w) in zip(FIVE, files, strict=True)):
+                break
+            if time.perf_counter() > deadline:
+                raise AssertionError(f"not every teammate's rows were counted: {got}")
+            await asyncio.sleep(0.1)
+    await c.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+async def main_five(args: Any) -> None:
+    """--five: pairs (on, off; the order swapped each pair), medians and paired ratios."""
+    runs: list[dict[str, Any]] = []
+    base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-five-"))
+    try:
+        for rep in range(args.pairs):
+            for on in (True, False) if rep % 2 == 0 else (False, True):
+                r = await run_five(base, args.five_mb, args.seconds, on, seed=rep)
+                runs.append(r)
+                print(
+                    f"pair {rep + 1} readTranscripts={'on' if on else 'off'}: CPU"
+                    f" {r['cpu_pct']:.2f} % of a core ({r['rows']} rows), first answer"
+                    f" {r['first_ms']:.0f} ms, load {r['load']:.1f}",
+                    flush=True,
+                )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    on = [r for r in runs if r["on"]]
+    off = [r for r in runs if not r["on"]]
+    ratio = [a["first_ms"] / b["first_ms"] for a, b in zip(on, off, strict=True)]
+    print(
+        f"five teammates, a row each 50 ms, {args.pairs} pairs: CPU on {med(on, 'cpu_pct'):.2f} %"
+        f" vs off {med(off, 'cpu_pct'):.2f} % (the following costs"
+        f" {med(on, 'cpu_pct') - med(off, 'cpu_pct'):.2f} % of a core); first answer on"
+        f" {med(on, 'first_ms'):.0f} ms vs off {med(off, 'first_ms'):.0f} ms, paired ratio median"
+        f" {statistics.median(ratio):.2f} ({', '.join(f'{x:.2f}' for x in ratio)}); load"
+        f" {min(r['load'] for r in runs):.1f}-{max(r['load'] for r in runs):.1f}; {machine()}",
+        flush=True,
+    )
+
+
 # --- the report --------------------------------------------------------------------------
 
 
@@ -411,10 +519,16 @@ async def main() -> None:
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--mb", type=int, default=50)
     ap.add_argument("--seconds", type=float, default=None)
+    ap.add_argument("--five", action="store_true", help="five busy teammates instead; prints only")
+    ap.add_argument("--five-mb", type=int, default=2, help="--five: each teammate's transcript")
+    ap.add_argument("--pairs", type=int, default=4, help="--five: pairs of runs (on, off)")
     args = ap.parse_args()
     if args.seconds is None:
         args.seconds = 10.0 if args.quick else 30.0
     logging.getLogger("pygls").setLevel(logging.ERROR)
+    if args.five:
+        await main_five(args)
+        return
     reps = 1 if args.quick else 3
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-transcripts-"))
     t0 = time.perf_counter()

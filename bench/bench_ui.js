@@ -33,7 +33,7 @@ function initScript(view) {
   if (window.top !== window) return; // the workbench only, not the webviews' frames
   const now = () => performance.timeOrigin + performance.now();
   // the keydown that runs a command (openView): the clock's start
-  document.addEventListener('keydown', e => { if (e.key === 'F10' && e.ctrlKey && e.altKey) window.__tiKeyAt = now(); }, true);
+  document.addEventListener('keydown', e => { if (/^F(9|10)$/.test(e.key) && e.ctrlKey && e.altKey) window.__tiKeyAt = now(); }, true);
   // Each websocket frame while a row is awaited (time, direction, its data, kept as is): where a
   // row's time goes between the extension host and the window. Decoded only after the row showed,
   // so that the bookkeeping stays off the path it measures.
@@ -387,22 +387,23 @@ const commands = {
     return { count: await vf.evaluate(() => document.querySelectorAll('.thread .msg').length), oopif: !!vcdp };
   },
 
-  async varm({ text }) {
-    await vf.evaluate(text => {
+  // sel: where to look ('.thread': a message; another selector: any text under it, e.g. a card)
+  async varm({ text, sel = '.thread' }) {
+    await vf.evaluate(([text, sel]) => {
       const now = () => performance.timeOrigin + performance.now();
-      const root = document.querySelector('.thread');
+      const root = document.querySelector(sel);
       let upsertAt = null;
       const onMsg = e => { if (e.data?.type === 'upsert' && upsertAt === null && e.data.messages?.some(m => m.text.includes(text))) upsertAt = performance.timeOrigin + e.timeStamp; };
       window.addEventListener('message', onMsg);
       window.__tiHit = new Promise(resolve => {
-        const found = () => [...root.querySelectorAll('.msg')].some(e => e.textContent.includes(text));
+        const found = () => (sel === '.thread' ? [...root.querySelectorAll('.msg')].some(e => e.textContent.includes(text)) : root.textContent.includes(text));
         // the observer's callback runs before this listener (a microtask after main.ts's listener): read upsertAt later
         const done = () => { const domAt = now(); obs.disconnect(); requestAnimationFrame(() => { window.removeEventListener('message', onMsg); resolve({ domAt, frameAt: now(), upsertAt }); }); };
         const obs = new MutationObserver(() => { if (found()) done(); });
-        obs.observe(root, { childList: true, subtree: true }); // the thread's pages hold the messages
+        obs.observe(root, { childList: true, subtree: true, characterData: true }); // the thread's pages hold the messages
         if (found()) done();
       });
-    }, text);
+    }, [text, sel]);
     return { armed: true };
   },
 
@@ -415,7 +416,7 @@ const commands = {
   // LoAF API) with their script and style-and-layout parts.
   // trace: a Chrome trace of the scroll too -> `trace`: each thread's busy time, the renderer main
   // threads' self time by event, and the CPU profile's top functions by script (traceSummary)
-  async vscroll({ step = 1200, total, timeout = 900000, trace = false }) {
+  async vscroll({ step = 1200, total, timeout = 600000, trace = false }) {
     let tcdp;
     if (trace) {
       tcdp = await page.context().newCDPSession(page);
@@ -477,10 +478,20 @@ const commands = {
   // frame from its bottom to its top: what the same fling costs in this window with the view's own
   // work taken away (paint, raster and compositing of what comes into view, and the workbench's
   // share of each frame). Removed afterwards.
-  async vfloor({ step = 1200, n = 4000 }) {
-    return vf.evaluate(({ step, n }) => new Promise(resolve => {
-      const t = document.querySelector('.thread');
-      const src = [...t.querySelectorAll('.msg')];
+  // page: the same fling in the workbench's own page with the view closed (no view code at all):
+  // plain paragraphs of the thread's size
+  async vfloor({ step = 1200, n = 4000, page: bare = false }) {
+    return (bare ? page.mainFrame() : vf).evaluate(({ step, n }) => new Promise(resolve => {
+      let t = document.querySelector('.thread');
+      if (!t) {
+        t = document.createElement('div');
+        t.style.cssText = 'position:fixed;inset:0;overflow-y:auto;font:13px sans-serif;padding:0 12px';
+        const p = document.createElement('p');
+        p.textContent = 'the check inverts when the token is stale so the retry loop never ends; I moved it behind the lock '.repeat(2);
+        t.append(p);
+        document.body.append(t);
+      }
+      const src = t.classList.contains('thread') ? [...t.querySelectorAll('.msg')] : [...t.children];
       const c = t.cloneNode(false);
       c.removeAttribute('data-messages');
       c.style.position = 'absolute';
@@ -500,7 +511,7 @@ const commands = {
         const now = performance.now();
         deltas.push(now - last);
         last = now;
-        if (c.scrollTop <= 0) { c.remove(); resolve({ deltas, copies: n }); return; }
+        if (c.scrollTop <= 0) { c.remove(); if (!t.classList.contains('thread')) t.remove(); resolve({ deltas, copies: n }); return; }
         c.scrollTop = Math.max(0, c.scrollTop - step);
         requestAnimationFrame(tick);
       };

@@ -28,6 +28,12 @@ test's fixture teams; bench_ui.js drives chromium and reads the DOM.
     .venv/bin/python bench/bench_ui.py                             # ~5 min
     .venv/bin/python bench/bench_ui.py --old-vsix /tmp/ti-old.vsix # and an older build, for ratios
     .venv/bin/python bench/bench_ui.py --teamview                  # (a), (b) and (c); ~10 min
+(d) With --teamview: a teammate's write -> its message in the open view and its row in the tree
+    (the later of the two), in a fresh profile's first-ever start and in a restart; a transcript
+    row -> the member's "now doing" in the view. The report sets each target beside its comparison
+    from the same run: the scroll's p95 beside the same fling in the workbench's page with no view
+    code, the open beside VS Code's own webview creation.
+
     options: --n 30 --fresh 5 --vsix FILE --prefill N --no-write --keep --archived 10000 --opens 10
 """
 
@@ -51,6 +57,7 @@ from ui_bench.report_teamview import render_teamview, write_teamview
 from ui_bench.report_tree import SECTION, render
 from ui_bench.teamview import bench_teamview
 from ui_bench.tree import bench_fresh, bench_rows
+from ui_bench.writes import bench_writes
 
 
 async def main() -> None:
@@ -79,10 +86,17 @@ async def main() -> None:
     )
     ap.add_argument("--archived", type=int, default=10000, help="(c) the big team's messages")
     ap.add_argument("--opens", type=int, default=10, help="(c) opens of its view")
-    ap.add_argument("--scroll-step", type=int, default=1200, help="(c) px scrolled a frame")
+    ap.add_argument("--scroll-step", type=int, default=150, help="(c) px scrolled a frame")
     ap.add_argument(
         "--scrolls", type=int, default=1, help="(c) scrolls per build (the view reopened for each)"
     )
+    ap.add_argument(
+        "--writes",
+        type=int,
+        default=2,
+        help="(c) profiles for a write -> view and tree, each a first-ever start and a restart",
+    )
+    ap.add_argument("--no-tree", action="store_true", help="(c) without (a) and (b)")
     ap.add_argument(
         "--old-first",
         action="store_true",
@@ -118,22 +132,29 @@ async def main() -> None:
             before = loadavg()
             print(f"{label}: {v} (load {before})", flush=True)
             ctl = [control_ms(), wakeup_us()]
-            print(" (b) fresh windows", flush=True)
-            fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
-            print(" (a) a peer's write -> the row", flush=True)
-            rows = await bench_rows(
-                base / label,
-                v,
-                args.port,
-                args.n,
-                browser,
-                args.verbose,
-                args.profile,
-                args.prefill,
-                args.trace,
-            )
-            teamview = None
+            fresh: list[dict[str, float]] = []
+            rows: dict[str, Any] = {}
+            if not (args.teamview and args.no_tree):
+                print(" (b) fresh windows", flush=True)
+                fresh = bench_fresh(base / label, v, args.port, args.fresh, browser)
+                print(" (a) a peer's write -> the row", flush=True)
+                rows = await bench_rows(
+                    base / label,
+                    v,
+                    args.port,
+                    args.n,
+                    browser,
+                    args.verbose,
+                    args.profile,
+                    args.prefill,
+                    args.trace,
+                )
+            teamview, writes = None, None
             if args.teamview:
+                print(" (d) a write -> the view and the tree, fresh and warm profiles", flush=True)
+                writes = await bench_writes(
+                    base / label, v, args.port, args.n, browser, args.writes
+                )
                 print(" (c) the team view", flush=True)
                 teamview = await bench_teamview(
                     base / label,
@@ -154,12 +175,13 @@ async def main() -> None:
                 "load": (before, loadavg()),
                 "control": ctl,
                 "teamview": teamview,
+                "writes": writes,
             }
         seconds = time.perf_counter() - t0
         if args.teamview:
             if args.keep:  # first: the figures stay even if the report fails
                 for label, run in runs.items():
-                    (base / f"teamview-{label}.json").write_text(json.dumps(run["teamview"]))
+                    (base / f"teamview-{label}.json").write_text(json.dumps(run))
             text = render_teamview(runs["new"], args, seconds, (load0, loadavg()))
             print(text)
             if not args.no_write:

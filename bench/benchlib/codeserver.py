@@ -44,8 +44,11 @@ def system_python() -> str:
 class CodeServer:
     """code-server with the extension installed, on a scratch HOME, via serve-ui.sh."""
 
-    def __init__(self, home: Path, port: int, vsix: Path, reuse: bool = False) -> None:
+    def __init__(
+        self, home: Path, port: int, vsix: Path, reuse: bool = False, extra: Path | None = None
+    ) -> None:
         self.home, self.port, self.vsix, self.reuse = home, port, vsix, reuse
+        self.extra = extra  # another extension installed beside ours
         self.url = f"http://127.0.0.1:{port}/?folder={home / 'workspace'}"
 
     def __enter__(self) -> CodeServer:
@@ -54,7 +57,11 @@ class CodeServer:
             + ["--vsix", str(self.vsix), "--python", system_python()],
             check=True,
             capture_output=True,
-            env={**os.environ, "TI_REUSE_EXT": "1" if self.reuse else ""},
+            env={
+                **os.environ,
+                "TI_REUSE_EXT": "1" if self.reuse else "",
+                "TI_EXTRA_VSIX": str(self.extra or ""),
+            },
         )
         return self
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from benchlib.runs import RESULTS, machine, write_section
 from benchlib.stats import median, ms, pct
+from ui_bench.report_targets import render_targets
 
 TV_SECTION = "## Team view (issue 21)"
 TV_SUB = "### Speed and memory in code-server (`bench_ui.py --teamview`)"
@@ -33,6 +34,8 @@ def render_teamview(
     tv = r["teamview"]
     cmd = (
         f"`.venv/bin/python bench/bench_ui.py --teamview --n {args.n} --fresh {args.fresh} --opens {args.opens}"
+        + f" --scroll-step {args.scroll_step} --scrolls {args.scrolls} --writes {args.writes}"
+        + (" --no-tree" if args.no_tree else "")
         + (f" --vsix {args.vsix}" if args.vsix else "")
         + "`"
     )
@@ -41,18 +44,14 @@ def render_teamview(
     w = tv["writes"]
     sc = tv["scroll"]
     deltas = sc["deltas"]
-    dd, idle = dist(deltas), dist(tv["idle"])
     over = lambda xs, t: sum(1 for x in xs if x > t)  # noqa: E731
     loafs = sc["loafs"]
     mb = lambda b: f"{b / 1e6:.1f}" if isinstance(b, (int, float)) else "-"  # noqa: E731
     kb = lambda d, k: (  # noqa: E731
         " / ".join(f"{v.get(k, 0) / 1024:.0f}" for v in d.values()) if d else "-"
     )
-    tree = r["rows"]["series"]
-    fr = r["fresh"]
-    wd = dist(w["dom"])
-    od_rest = dist([x["frame"] for x in rest])
-    od_all = dist([x["frame"] for x in opens])
+    tree = (r.get("rows") or {}).get("series", {})
+    fr = r.get("fresh") or []
     m0, m1, mg = tv["mem_before"], tv["mem_after"], tv["mem_gc"]
     hv = tv.get("heap_no_view") or {"heap": 0, "nodes": 0}
     hg = m1.get("cdp") or mg.get("cdp") or {"heap": 0, "nodes": 0}
@@ -85,53 +84,7 @@ def render_teamview(
         " anything installed in the inner frame itself), and at the next animation frame"
         " after it (`frame`). The view is closed between opens (`workbench.action.closeAllEditors`).",
         "",
-        "#### Summary",
-        "",
-        f"- Target 1, a teammate's write -> its message in the open team view: p50 {ms(wd['p50'])} ms, p90"
-        f" {ms(wd['p90'])} ms (n {wd['n']}; target p50 <= 30, p90 <= 50: "
-        + ("met" if wd["p50"] <= 30 and wd["p90"] <= 50 else "not met")
-        + f"); the host's `upsert` reached the view at p50 {ms(median(w.get('upsert', [])))} ms."
-        + " Interleaved with those writes, in the same window, a write to the fixture team's researcher"
-        f" inbox -> its row in the tree: p50 {ms(median(w.get('tree', [])))} ms, p90"
-        f" {ms(pct(w.get('tree', []), 90))} ms (n {len(w.get('tree', []))})."
-        + " The tree's rows from bench_ui's own series earlier in the run (its own code-server):"
-        + "; ".join(
-            f" {name} p50 {ms(median(got['dom']))} ms, p90 {ms(pct(got['dom'], 90))} ms (n {len(got['dom'])})"
-            for name, got in tree.items()
-        )
-        + ".",
-        f"- The tree in a fresh profile (run 1 of {len(fr)}: code-server's first start after the install, a new"
-        " browser context, nothing remembered): click -> first team row "
-        + (ms(fr[0]["click_to_teams"]) if fr else "-")
-        + " ms, activation -> first team row "
-        + (ms(fr[0]["activation_to_teams"]) if fr else "-")
-        + " ms; restarts (runs 2-): click -> teams p50 "
-        + (ms(median([x["click_to_teams"] for x in fr[1:]])) if len(fr) > 1 else "-")
-        + " ms.",
-        f"- Target 2, `teamInbox.openTeam` -> the newest messages painted (a team of {tv['archived']:,}): first open"
-        f" {ms(first[0]['frame']) if first else '-'} ms; opens 2-{len(opens)} p50 {ms(od_rest['p50'])} ms,"
-        f" p90 {ms(od_rest['p90'])} ms, max {ms(od_rest['max'])} (target <= 300: "
-        + (
-            "met"
-            if od_all["max"] <= 300
-            else "met at the median"
-            if od_all["p50"] <= 300
-            else "not met"
-        )
-        + ").",
-        f"- Target 3, scrolling back through all {tv['total']:,} ({sc['count']:,} in the thread at the end,"
-        f" {sc['ms'] / 1000:.1f} s at {args.scroll_step} px a frame): requestAnimationFrame deltas in the webview's"
-        f" frame p50 {ms(dd['p50'])} ms, p95 {ms(dd['p95'])} ms, p99 {ms(dd['p99'])}, max {ms(dd['max'])}"
-        f" (n {dd['n']}; the same frame idle: p50 {ms(idle['p50'])}, p95 {ms(idle['p95'])}); target p95 < 16"
-        " ms (one 60 Hz frame; a delta is at least 16.7 ms at 60 Hz, so read it as no frame dropped: p95 <= 16.7 ms): "
-        + ("met" if dd["p95"] <= 17.5 else "not met")
-        + f". Memory: the view's share of the renderer's JS heap after a GC (with the view and all"
-        f" {sc['count']:,} messages in it, less the same renderer with no view open) {mb(hg['heap'] - hv['heap'])} MB;"
-        f" the whole renderer's (the workbench's too, `performance.memory.usedJSHeapSize` in the view's frame)"
-        f" {mb(m1['used'])} MB after the scroll, {mb(mg['used'])} after a GC; target <= 100 MB: "
-        + ("met" if hg["heap"] - hv["heap"] <= 100e6 else "not met")
-        + ".",
-        "",
+        *render_targets(tv, r.get("writes") or [], args.scroll_step),
         "#### Figures",
         "",
         "| measure | n | p50 ms | p90 ms | p95 ms | max ms |",

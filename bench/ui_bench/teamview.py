@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -12,13 +13,30 @@ from typing import Any
 
 from benchlib.codeserver import Browser, CodeServer, write_home
 from benchlib.inboxes import append_bytes, atomic_write, now_entry
+from benchlib.runs import loadavg
 from benchlib.stats import median, pct
 from ui_bench.tree import WARMUP
 
 BIG = "big"
 BIG_ID = f"claude:{BIG}"
 MARKER = "TV-NEWEST-MARK"
-OPEN_KEY, CLOSE_KEY = "Control+Alt+F10", "Control+Alt+F11"
+OPEN_KEY, CLOSE_KEY, FLOOR_KEY = "Control+Alt+F10", "Control+Alt+F11", "Control+Alt+F9"
+VSCE = Path(__file__).resolve().parents[2] / "node_modules" / ".bin" / "vsce"
+FLOOR = Path(__file__).resolve().parents[1] / "floor" / "webview"
+
+
+def floor_vsix(out: Path) -> Path:
+    """bench/floor/webview packaged: a command opening a webview of static HTML, no script."""
+    vsix, license_ = out / "floor-webview.vsix", FLOOR / "LICENSE"
+    license_.write_bytes((FLOOR.parents[2] / "LICENSE").read_bytes())
+    try:
+        cmd = [str(VSCE), "package", "--allow-missing-repository", "-o", str(vsix)]
+        subprocess.run(cmd, cwd=FLOOR, check=True, capture_output=True)
+    finally:
+        license_.unlink()
+    return vsix
+
+
 WORDS = (
     "the check inverts when the token is stale so the retry loop never ends; I moved it behind"
     " the lock and added a test for the expired case, `pytest -k auth` passes now"
@@ -93,6 +111,8 @@ def keybindings(home: Path) -> None:
             [
                 {"key": "ctrl+alt+f10", "command": "teamInbox.openTeam", "args": BIG_ID},
                 {"key": "ctrl+alt+f11", "command": "workbench.action.closeAllEditors"},
+                # the floor: a bare webview of static HTML (bench/floor/webview)
+                {"key": "ctrl+alt+f9", "command": "teamInboxFloor.openWebview", "args": MARKER},
             ]
         )
     )
@@ -157,7 +177,7 @@ async def bench_teamview(
     db = home / ".local" / "share" / "teaminbox" / "history.db"
     offset = time.time() - time.perf_counter()
     out: dict[str, Any] = {"archived": archived}
-    with CodeServer(home, port, vsix) as cs:
+    with CodeServer(home, port, vsix, extra=floor_vsix(base)) as cs:
         _ = cs
         await asyncio.to_thread(browser.call, "open", url=cs.url, marker=MARKER)
         # the sidecar archives the inboxes; then Claude Code's consumer prunes them (newest 5 kept)
@@ -179,9 +199,13 @@ async def bench_teamview(
             flush=True,
         )
         await asyncio.sleep(2.0)
-        # (1) the command -> the newest messages in the view
-        out["open"] = []
+        # (1) the command -> the newest messages in the view; paired with the floor's open (a bare
+        # webview), the order swapped each pair
+        out["open"], out["open_floor"] = [], []
+        await open_floor(browser, [])  # its extension's activation: not the webview's creation
         for k in range(opens):
+            if k % 2 == 0:
+                await open_floor(browser, out["open_floor"])
             got = await asyncio.to_thread(browser.call, "openView", key=OPEN_KEY)
             row = {
                 "dom": got["domAt"] - got["cmdAt"],
@@ -201,6 +225,8 @@ async def bench_teamview(
             )
             await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
             await asyncio.sleep(1.0)
+            if k % 2 == 1:
+                await open_floor(browser, out["open_floor"])
         # (2) a teammate's write -> its message in the open view
         before = set(renderers())
         mem0 = renderers()
@@ -264,7 +290,7 @@ async def bench_teamview(
         sc = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total, trace=trace)
         if sc.get("trace"):
             print_trace(sc["trace"])
-        out["scroll"] = sc
+        out["scroll"] = sc | {"load": loadavg()}
         out["total"] = total
         out["mem_after"] = await asyncio.to_thread(browser.call, "vmem")
         # the same fling over a static copy of the thread: the floor of its frames in this window
@@ -294,6 +320,7 @@ async def bench_teamview(
             flush=True,
         )
         await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+        out["page_floor"] = [await page_floor(browser, step)]
         # more scrolls of the same history, each in a view opened afresh: samples over more of the
         # run's time (a shared machine's load drifts)
         out["scroll_more"] = []
@@ -306,7 +333,9 @@ async def bench_teamview(
             more = await asyncio.to_thread(browser.call, "vscroll", step=step, total=total)
             fl = (await asyncio.to_thread(browser.call, "vfloor", step=step))["deltas"]
             d = more["deltas"]
-            out["scroll_more"].append({"deltas": d, "ms": more["ms"], "idle": idle, "floor": fl})
+            out["scroll_more"].append(
+                {"deltas": d, "ms": more["ms"], "idle": idle, "floor": fl, "load": loadavg()}
+            )
             print(
                 f"  scroll {k + 2}: {more['count']} messages in {more['ms'] / 1000:.1f} s, {len(d)} frames,"
                 f" rAF delta p50 {median(d):.1f} / p95 {pct(d, 95):.1f} / p99 {pct(d, 99):.1f} ms;"
@@ -314,7 +343,32 @@ async def bench_teamview(
                 flush=True,
             )
             await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+            out["page_floor"].append(await page_floor(browser, step))
     return out
+
+
+async def open_floor(browser: Browser, rows: list[dict[str, float]]) -> None:
+    got = await asyncio.to_thread(browser.call, "openView", key=FLOOR_KEY)
+    rows.append({"frame": got["frameAt"] - got["cmdAt"], "outer": got["outerAt"] - got["cmdAt"]})
+    print(
+        f"  the floor's open (a bare webview): its frame made {rows[-1]['outer']:.0f} ms, painted"
+        f" {rows[-1]['frame']:.0f} ms",
+        flush=True,
+    )
+    await asyncio.to_thread(browser.call, "closeView", key=CLOSE_KEY)
+    await asyncio.sleep(1.0)
+
+
+async def page_floor(browser: Browser, step: int) -> list[float]:
+    """The same fling in the workbench's page with the view closed: no view code at all."""
+    await asyncio.sleep(1.0)
+    got = (await asyncio.to_thread(browser.call, "vfloor", step=step, page=True))["deltas"]
+    print(
+        f"  the page's floor (no view code): {len(got)} frames, rAF delta p50 {median(got):.1f}"
+        f" / p95 {pct(got, 95):.1f} ms, load {loadavg()}",
+        flush=True,
+    )
+    return list(got)
 
 
 def print_trace(tr: dict[str, Any]) -> None:

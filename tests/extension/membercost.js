@@ -375,3 +375,49 @@ test(
     settings({ 'teamInbox.budgets': {} });
   },
 );
+
+// The lead's model as its team's config names it (`opus[1m]`: the transcript's id says only
+// claude-opus-4-6), then the team ended (its folder removed, as Claude Code's TeamDelete does): the
+// card keeps the context, read from what the history kept of the last turn.
+test(
+  'UI: a [1m] model in the config sets the window; an ended team keeps its context',
+  { timeout: 240000 },
+  async () => {
+    const t = claudeTeam(HOME_DIR, 'mc1m', { user: [], 'team-lead': [] });
+    const sid = `22222222-3333-4444-8555-${(Date.now() + 1).toString(16).padStart(12, '0').slice(-12)}`;
+    const config = JSON.parse(fs.readFileSync(path.join(t.dir, 'config.json'), 'utf8'));
+    config.leadSessionId = sid;
+    config.members[0].model = 'opus[1m]';
+    fs.writeFileSync(path.join(t.dir, 'config.json'), JSON.stringify(config, null, 2));
+    const project = path.join(HOME_DIR, '.claude', 'projects', '-tmp-mc1m');
+    fs.mkdirSync(project, { recursive: true });
+    const turn = JSON.parse(row('assistant', [{ type: 'text', text: 'on it' }], usage(10, 100, 30000, 4000), 5000));
+    turn.message.model = 'claude-opus-4-6';
+    fs.writeFileSync(path.join(project, `${sid}.jsonl`), JSON.stringify(turn) + '\n');
+    const want = 'context 34k / 1M tokens (3 %)'; // 10 + 30,000 + 4,000; 17 % of a 200k window
+    await withWorkbench({ width: 1400, height: 1000 }, 'membercost-1m-failure.png', async page => {
+      await page.locator('.activitybar [aria-label^="Team Inbox"]').first().waitFor({ timeout: 30000 });
+      await palette(page, 'Team Inbox: Open Team View');
+      await page.keyboard.press('Enter');
+      await quickInput(page).fill('mc1m');
+      await pickRow(page, 'mc1m').waitFor({ timeout: 30000 });
+      await page.keyboard.press('Enter');
+      const f = await viewFrame(page, t.id);
+      const card = f.locator('.members li', { hasText: 'team-lead' });
+      const context = () =>
+        card
+          .locator('.context')
+          .textContent({ timeout: 1000 })
+          .catch(() => '');
+      await poll('the lead card with its context', async () => (await context()) === want, 60000).catch(async e => {
+        throw new Error(`${e.message}: ${await context()}`);
+      });
+      fs.rmSync(t.dir, { recursive: true, force: true });
+      await poll('the team ended', () => f.evaluate(() => !!document.querySelector('.team-header.ended')), 60000);
+      await poll('the ended card with its context', async () => (await context()) === want, 30000).catch(async e => {
+        throw new Error(`${e.message}: ${await context()}`);
+      });
+      await shot(page, 'membercost-ended.png');
+    });
+  },
+);

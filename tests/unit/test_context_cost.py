@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import attrs
 from test_now_doing import SONNET, T0, call, line, result
 
 from teaminbox.cli.output import usage_line
@@ -21,12 +22,14 @@ from teaminbox.model import (
     TokenUse,
     converter,
 )
+from teaminbox.server.features.activity.spec import Spec, session_of
 from teaminbox.server.features.attention.rules import SAME_FILE_SECONDS, same_file
 from teaminbox.transcripts import (
     PRICES,
     Price,
     Session,
     Stats,
+    TeamActivity,
     context_window,
     price_for,
 )
@@ -204,3 +207,65 @@ def test_three_editors_name_each_pair() -> None:
         "sameFile:claude:t:alice:carol:/w/a.py",
         "sameFile:claude:t:bob:carol:/w/a.py",
     ]
+
+
+def _lead_only(tmp_path: Path, model: str, models: dict[str, str] | None) -> Session:
+    sid = "11111111-2222-4333-8444-666666666666"
+    project = tmp_path / "projects" / "-home-dev-app"
+    project.mkdir(parents=True)
+    (project / f"{sid}.jsonl").write_bytes(turn("L1", usage(10, 20, 30_000, 4_000), model) + b"\n")
+    s = Session(
+        [str(tmp_path / "projects")], sid, "/home/dev/app", "team-lead", "user", ["t"], models
+    )
+    s.poll(1 << 20)
+    return s
+
+
+def test_a_1m_model_named_in_the_config_sets_the_window(tmp_path: Path) -> None:
+    # Claude Code writes the member's `[1m]` into config.json's `model`, not into the
+    # transcript's model id: a 34k turn would otherwise read as 17 % of 200k
+    plain = "claude-opus-4-6"
+    act = _lead_only(tmp_path / "a", plain, {"team-lead": "opus[1m]"}).activity()
+    assert act is not None
+    assert act.members["team-lead"].context == ContextUse(34_010, 1_000_000, plain)
+    for k, models in enumerate((None, {"team-lead": "opus"}, {"helper": "opus[1m]"})):
+        act = _lead_only(tmp_path / f"b{k}", plain, models).activity()
+        assert act is not None
+        context = act.members["team-lead"].context
+        assert context is not None and context.window == 200_000, models
+    assert context_window(plain, 0, "claude-opus-4-6[1m]") == 1_000_000
+
+
+def test_the_spec_carries_the_configs_models() -> None:
+    spec = Spec(
+        "claude:t", "11111111-2222-4333-8444-666666666666", None, None, "user", None, (), ()
+    )
+    spec = attrs.evolve(spec, models=(("helper", "sonnet[1m]"),))
+    back = Spec.from_body("claude:t", json.loads(json.dumps(spec.body())))
+    assert back == spec
+    assert session_of(spec).models == {"helper": "sonnet[1m]"}
+    # a body an older sidecar wrote (no models), or a damaged one: no models, the rest kept
+    old = {k: v for k, v in spec.body().items() if k != "models"}
+    assert Spec.from_body("claude:t", old) == attrs.evolve(spec, models=())
+    bad = spec.body() | {"models": {"helper": 7, "lead": "opus[1m]"}}
+    assert Spec.from_body("claude:t", bad) == attrs.evolve(spec, models=(("lead", "opus[1m]"),))
+
+
+def test_an_ended_teams_members_keep_their_context(tmp_path: Path) -> None:
+    act = _lead_only(tmp_path, SONNET, None).activity()
+    assert act is not None
+    body = json.loads(json.dumps(act.persisted()))
+    kept = TeamActivity.restored(body)
+    assert kept is not None
+    assert kept.members["team-lead"].context == ContextUse(34_010, 200_000, SONNET)
+    assert kept.members["team-lead"].tokens == act.members["team-lead"].tokens
+    # an older sidecar's body has no context: it reads as none, its tokens still count
+    del body["members"]["team-lead"]["context"]
+    old = TeamActivity.restored(body)
+    assert old is not None and old.members["team-lead"].context is None
+    assert old.members["team-lead"].tokens == act.members["team-lead"].tokens
+    for damaged in ({"used": "many"}, {"used": -1, "window": 5, "model": "m"}, [1, 2], "x"):
+        body["members"]["team-lead"]["context"] = damaged
+        got = TeamActivity.restored(body)
+        assert got is not None and got.members["team-lead"].context is None, damaged
+        assert got.members["team-lead"].tokens == act.members["team-lead"].tokens

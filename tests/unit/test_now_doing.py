@@ -15,9 +15,9 @@ from support.world import Teams
 from teaminbox import request_text
 from teaminbox.cli.output import step_line
 from teaminbox.model import Activity, Step
-from teaminbox.protocol import AttentionItem, PermissionPrompt
+from teaminbox.protocol import ActivityParams, AttentionItem, PermissionPrompt
 from teaminbox.server.core import TeamInboxServer
-from teaminbox.server.features.activity.feature import _shown
+from teaminbox.server.features.activity.feature import _shown, new_step
 from teaminbox.server.features.permissions import OpenPrompt, Prompts
 from teaminbox.transcripts import STEP_CHARS, Session, Stats, TeamActivity
 
@@ -211,3 +211,28 @@ def test_the_members_a_prompt_is_open_for_the_hooks_and_the_terminals() -> None:
     prompts._looked["claude:t"] = (0.0, [item])
     assert prompts.waiting("claude:t") == {"helper", "team-lead"}
     assert prompts.waiting("claude:u") == {"tester"}
+
+
+def test_a_new_or_ended_step_is_news_more_tokens_are_not() -> None:
+    # a step's start or end goes out with the pass that read it; tokens and times wait
+    def params(**steps: str | None) -> ActivityParams:
+        members = {
+            name: Activity(
+                last_active=1.0,
+                doing=Step("Bash", "x", "Bash: x", 1.0, tid) if tid else None,
+            )
+            for name, tid in steps.items()
+        }
+        return ActivityParams("claude:t", None, None, members)
+
+    a = params(lead="t1", helper=None)
+    assert not new_step(a, params(lead="t1", helper=None))
+    more = params(lead="t1", helper=None)
+    more.members["lead"].tokens.input = 500
+    more.members["lead"].last_active = 2.0
+    assert not new_step(a, more)
+    assert new_step(a, params(lead="t2", helper=None))  # the next call
+    assert new_step(a, params(lead=None, helper=None))  # the call's result
+    assert new_step(a, params(lead="t1", helper="t9"))  # another member began one
+    assert new_step(a, params(lead="t1", helper=None, new="t3"))  # a member that came
+    assert not new_step(a, params(lead="t1"))  # one without a step that went: nothing shown

@@ -66,6 +66,7 @@ NOTIFICATIONS = (
     Notification(
         "teamInbox/activity",
         ActivityParams,
-        "a team's activity or token use changed (transcripts; at most once a second a team)",
+        "a team's activity or token use changed (transcripts; a new or ended step at once, the rest"
+        " at most once a second a team)",
     ),
 )

@@ -44,6 +44,8 @@ class TeamActivity:
                 name: {
                     "lastActive": a.last_active,
                     "tokens": converter.unstructure(a.tokens),
+                    # a key added later: an older body has none, and reads as no context
+                    **({"context": converter.unstructure(a.context)} if a.context else {}),
                 }
                 for name, a in self.members.items()
             },
@@ -59,6 +61,7 @@ class TeamActivity:
                 str(name): Activity(
                     last_active=epoch(m.get("lastActive")),
                     tokens=converter.structure(m.get("tokens") or {}, TokenUse),
+                    context=_context(m.get("context")),
                 )
                 for name, m in (body.get("members") or {}).items()
                 if isinstance(m, dict)
@@ -75,6 +78,18 @@ class TeamActivity:
                 members[c.member].changed += 1
         branch = body.get("branch")
         return cls(tokens, branch if isinstance(branch, str) else None, members, {}, changes)
+
+
+def _context(body: Any) -> ContextUse | None:
+    """A kept context; None where an older sidecar kept none, or a damaged one."""
+    if not isinstance(body, dict):
+        return None
+    try:
+        c = converter.structure(body, ContextUse)
+    except Exception:
+        return None
+    ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (c.used, c.window))
+    return c if ok and c.window > 0 else None
 
 
 def label_branch(branch: str | None) -> str | None:
@@ -94,6 +109,7 @@ class Session:
         lead: str | None,
         person: str,
         team_names: Iterable[str],
+        models: Mapping[str, str] | None = None,
     ) -> None:
         self.projects_dirs = projects_dirs
         self.session_id = session_id
@@ -101,6 +117,7 @@ class Session:
         self.lead = lead
         self.person = person
         self.team_names = {n for n in team_names if n}
+        self.models = dict(models or {})  # member name -> the model its team's config names
         self.lead_file: Transcript | None = None
         self.agents: dict[str, Transcript] = {}
         self.owners: dict[str, str | None] = {}  # agent transcript -> member name (None: lead's)
@@ -259,7 +276,11 @@ class Session:
                 working=last is not None and now - last < WORKING_SECONDS,
                 doing=step_of(newest) if newest is not None else None,
                 changed=len(mine),
-                context=ContextUse(turn.prompt, context_window(turn.model, turn.prompt), turn.model)
+                context=ContextUse(
+                    turn.prompt,
+                    context_window(turn.model, turn.prompt, self.models.get(name, "")),
+                    turn.model,
+                )
                 if turn is not None
                 else None,
             )

@@ -59,9 +59,13 @@ DEFAULT_WINDOW = 200_000
 LONG_WINDOW = 1_000_000
 
 
-def context_window(model: str, used: int = 0) -> int:
-    name = model.lower()
-    window = max((n for k, n in CONTEXT_WINDOWS.items() if k in name), default=DEFAULT_WINDOW)
+def context_window(model: str, used: int = 0, configured: str = "") -> int:
+    """`configured`: the model the team's config names for the member (Claude Code's `model`):
+    its `[1m]` is not in the transcript's model id, so it says so before a turn proves it."""
+    window = max(
+        (n for k, n in CONTEXT_WINDOWS.items() if k in model.lower() or k in configured.lower()),
+        default=DEFAULT_WINDOW,
+    )
     if used > window:
         window = LONG_WINDOW if used <= LONG_WINDOW else used
     return window

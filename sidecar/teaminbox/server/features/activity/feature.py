@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the engine and features load without pygls
 
 log = logging.getLogger("teaminbox")
 POLL_SECONDS = 2.0  # a stat of every followed file at most this often (lost events)
-NOTIFY_SECONDS = 1.0  # teamInbox/activity at most this often a team
+NOTIFY_SECONDS = 1.0  # teamInbox/activity at most this often a team, unless a step changed
 SAVE_SECONDS = 10.0  # a live team's activity saved in the history at most this often
 
 
@@ -63,6 +63,17 @@ def _shown(a: Activity, now: float, waiting: bool) -> Activity:
     if step is not None and step.waiting != waiting:
         a = attrs.evolve(a, doing=attrs.evolve(step, waiting=waiting))
     return a
+
+
+def new_step(sent: ActivityParams, due: ActivityParams) -> bool:
+    """A member began a step, or ended one, since `sent`: what a person watching it waits for
+    goes out with the pass that read it (the passes are paced), the rest at most once a second."""
+
+    def step(p: ActivityParams, name: str) -> str | None:
+        a = p.members.get(name)
+        return a.doing.tool_use_id if a is not None and a.doing is not None else None
+
+    return any(step(sent, n) != step(due, n) for n in sent.members.keys() | due.members.keys())
 
 
 class Transcripts(Feature):
@@ -304,7 +315,7 @@ class Transcripts(Feature):
         out: Outgoing = []
         for tid, params in sorted(self.due.items()):
             last = self.sent.get(tid)
-            if last is None or mono - last[1] >= NOTIFY_SECONDS:
+            if last is None or mono - last[1] >= NOTIFY_SECONDS or new_step(last[0], params):
                 out.append(("teamInbox/activity", params))
                 self.sent[tid] = (params, mono)
                 del self.due[tid]

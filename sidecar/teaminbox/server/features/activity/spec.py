@@ -36,6 +36,8 @@ class Spec:
     own_inbox: str | None
     names: tuple[str, ...]
     projects: tuple[str, ...]
+    # member name -> the model the config names for it (its `[1m]` says the window)
+    models: tuple[tuple[str, str], ...] = ()
 
     def body(self) -> dict[str, Any]:
         return {
@@ -46,6 +48,7 @@ class Spec:
             "ownInbox": self.own_inbox,
             "names": list(self.names),
             "projects": list(self.projects),
+            "models": dict(self.models),
         }
 
     @classmethod
@@ -70,6 +73,7 @@ class Spec:
             text("ownInbox"),
             texts("names"),
             texts("projects"),
+            _models(body.get("models")),
         )
 
 
@@ -94,12 +98,25 @@ def spec_of(r: Roster) -> Spec | None:
         r.own_inbox,
         tuple(dict.fromkeys(n for n in (r.team.name, name) if isinstance(n, str) and n)),
         tuple(dict.fromkeys(projects)),
+        tuple((m.name, m.model) for m in r.members if m.model),
     )
+
+
+def _models(v: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(v, dict):
+        return ()
+    return tuple((k, m) for k, m in v.items() if isinstance(k, str) and isinstance(m, str))
 
 
 def session_of(spec: Spec) -> Session:
     return Session(
-        list(spec.projects), spec.session_id, spec.cwd, spec.lead, spec.person, spec.names
+        list(spec.projects),
+        spec.session_id,
+        spec.cwd,
+        spec.lead,
+        spec.person,
+        spec.names,
+        dict(spec.models),
     )
 
 

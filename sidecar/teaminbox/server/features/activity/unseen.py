@@ -137,6 +137,7 @@ def read_session(
         r.lead,
         r.identity,
         spec.names,
+        dict(spec.models),
     )
     s.lead_file = Transcript(f.lead_path, r.identity)  # found already: no search
     n = 0
