@@ -1,4 +1,4 @@
-"""The team view's run as the subsection of runs.md's "Team view (issue 21)", the tree's figures beside."""
+"""The team view's run as the subsection of runs.md's "Team view", the tree's figures beside."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from benchlib.runs import RESULTS, machine, write_section
 from benchlib.stats import median, ms, pct
 from ui_bench.report_targets import render_targets
 
-TV_SECTION = "## Team view (issue 21)"
+TV_SECTION = "## Team view"
 TV_SUB = "### Speed and memory in code-server (`bench_ui.py --teamview`)"
 
 

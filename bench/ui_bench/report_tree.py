@@ -1,4 +1,4 @@
-"""The tree's run as runs.md's section "UI (issue 4)": (a) the rows, (b) fresh windows, both builds."""
+"""The tree's run as runs.md's section "UI": (a) the rows, (b) fresh windows, both builds."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from benchlib.runs import machine
 from benchlib.stats import median, ms, pct
 from ui_bench.tree import WARMUP
 
-SECTION = "## UI (issue 4)"
+SECTION = "## UI"
 
 
 def stats(xs: list[float]) -> str:
