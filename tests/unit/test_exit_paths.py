@@ -24,6 +24,7 @@ from teaminbox.discovery import Settings
 from teaminbox.mcpserver import Backend
 from teaminbox.server import build
 from teaminbox.server.core import TeamInboxServer
+from teaminbox.server.features.permissions import Permissions
 from teaminbox.server.transport import start_io
 
 WAIT = 60.0  # seconds: a deadline for a condition, never a pace
@@ -111,3 +112,55 @@ async def test_the_mcp_server_stopped_while_it_starts_leaves_no_watch_behind(
     finally:
         if backend.server.watcher is not None:
             backend.server.watcher.stop()
+
+
+async def test_a_hook_connected_as_the_server_stops_is_no_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The permission socket's handler waits on the state thread for a hook's request when
+    the server stops: the stop cancels that job. Python 3.11's streams report a handler that
+    ends cancelled as "Exception in callback" with a traceback; it ends on its own instead."""
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("TEAMINBOX_RUNTIME_DIR", str(run))
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    server = build()
+    server.configure(opts(tmp_path))
+    await server.ensure_ready()
+    prompts = server.get_feature(Permissions).prompts
+    deadline = loop.time() + WAIT
+    while prompts.listening is None and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+    assert prompts.listening is not None
+    gate, asked = threading.Event(), asyncio.Event()
+    in_state = server.in_state
+
+    async def noting(fn: Any, background: bool = False) -> Any:
+        asked.set()
+        return await in_state(fn, background)
+
+    server.in_state = noting  # type: ignore[method-assign]
+    server.state.submit(gate.wait)  # the state thread busy: the claim waits behind it
+    reader, writer = await asyncio.open_unix_connection(prompts.listening)
+    writer.write(b'{"request": {"session_id": "s1"}, "wait": 30}\n')
+    await writer.drain()
+    await asyncio.wait_for(asked.wait(), WAIT)  # the handler waits for its claim
+    stopped = asyncio.ensure_future(server.stop())
+    gate.set()
+    await asyncio.wait_for(stopped, WAIT)
+    assert await asyncio.wait_for(reader.read(), WAIT) == b""  # closed, nothing claimed
+    writer.close()
+
+    def serving() -> bool:
+        return any(
+            getattr(t.get_coro(), "__qualname__", "") == "Prompts._serve"
+            for t in asyncio.all_tasks()
+        )
+
+    deadline = loop.time() + WAIT
+    while serving() and loop.time() < deadline:  # the handler's task ends
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # its done callback runs
+    assert not serving() and not reported, reported
