@@ -89,10 +89,9 @@ class Backend:
         return tracker
 
     async def stop(self) -> None:
-        if self._ready is not None and self._ready.done() and not self._ready.exception():
-            await self.server.stop()
-        elif self._ready is not None:
-            self._ready.cancel()
+        if self._ready is not None and self._ready.done() and not self._ready.cancelled():
+            self._ready.exception()  # a failed start was each call's error: not logged again
+        await self.server.stop()  # a start still going is cancelled (it would watch after)
         self.server.shutdown()
 
 

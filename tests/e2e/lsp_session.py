@@ -131,7 +131,7 @@ NOTIFICATIONS = (
     "teamInbox/attentionChanged",
     "teamInbox/permissionRequested",
 )
-WAIT = 10.0  # seconds before a missing notification fails the test (never hangs)
+WAIT = 60.0  # seconds before a missing notification fails the test (never hangs)
 
 
 class Recorder:

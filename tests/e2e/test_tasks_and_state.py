@@ -128,7 +128,7 @@ async def test_claude_board_live_set_under_its_lock_and_ended(
 
     # set a status while Claude Code holds the task's lock: we wait for it
     holder = subprocess.Popen(
-        ["node", str(NODE_TASKS), "hold", str(board), "1", "800"],
+        ["node", str(NODE_TASKS), "hold", str(board), "1", "3000"],  # past a loaded pause
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -488,8 +488,12 @@ async def test_pseudoclaude_plan_answered_as_the_lead(
         "feedback": "split step 2",
         "request_id": "plan-7",
     }
-    await asyncio.sleep(0.3)
-    items = (await call(client, "teamInbox/attention", {}))["items"]
+    deadline = time.monotonic() + lsp_session.WAIT
+    while time.monotonic() < deadline:  # the answer read back: the plan needs no one
+        items = (await call(client, "teamInbox/attention", {}))["items"]
+        if not [i for i in items if i["kind"] == "plan"]:
+            break
+        await asyncio.sleep(0.1)
     assert [i for i in items if i["kind"] == "plan"] == []
     err = await call_error(
         client, "teamInbox/answerPlan", {"team": "beta", "requestId": "nope", "approved": True}

@@ -65,7 +65,7 @@ def test_token_file_0600_is_used(tmp_path: Path) -> None:
         sock.shutdown(socket.SHUT_RDWR)  # the session's client left: the server ends
         sock.close()
         assert server.proc.wait(WAIT) == 0
-        assert "UNPROTECTED" not in "".join(server.stderr)
+        assert "UNPROTECTED" not in server.all_stderr()
     finally:
         server.close()
 
@@ -249,7 +249,7 @@ def test_a_flood_of_half_sent_frames_holds_little(tmp_path: Path) -> None:
         assert msgs.response(5)["result"] is None
         sock.sendall(frame(EXIT))
         assert server.proc.wait(WAIT) == 0
-        err = "".join(server.stderr)
+        err = server.all_stderr()
         assert "Traceback" not in err, err[-2000:]
     finally:
         for s in floods:

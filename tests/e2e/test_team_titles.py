@@ -80,7 +80,7 @@ async def test_chosen_names_stay_and_session_teams_show_their_label(
     shutil.rmtree(payments)
     shutil.rmtree(session)
     await r.wait("teamInbox/teamsChanged", since=mark)
-    deadline = time.monotonic() + 10  # the two may end in two scans
+    deadline = time.monotonic() + 60  # the two may end in two scans
     while True:
         teams = {t["id"]: t for t in (await call(client, "teamInbox/teams", {}))["teams"]}
         ended = {k: (t["ended"], t["title"]) for k, t in teams.items() if k.startswith("claude:")}

@@ -159,7 +159,8 @@ class TcpServer:
         assert self.proc.stderr is not None
         self.lines: queue.Queue[str] = queue.Queue()
         self.stderr: list[str] = []
-        threading.Thread(target=self._stderr, daemon=True).start()
+        self.reader = threading.Thread(target=self._stderr, daemon=True)
+        self.reader.start()
         try:
             self.announce = self.lines.get(timeout=WAIT)
         except queue.Empty:
@@ -177,6 +178,12 @@ class TcpServer:
             line = raw.decode(errors="replace")
             self.stderr.append(line)
             self.lines.put(line)
+
+    def all_stderr(self) -> str:
+        """Everything the ended server wrote to stderr (its reader ends at the end)."""
+        self.reader.join(WAIT)
+        assert not self.reader.is_alive(), "stderr did not end"
+        return "".join(self.stderr)
 
     def connect(self) -> tuple[socket.socket, Messages]:
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=WAIT)
@@ -263,8 +270,7 @@ def test_tcp_wants_the_token_and_one_client(tmp_path: Path) -> None:
         first.sendall(frame(EXIT))
         assert server.proc.wait(WAIT) == 0
         assert not server.token_path.exists()  # the token is removed with the server
-        time.sleep(0.2)  # the last lines of stderr
-        err = "".join(server.stderr)
+        err = server.all_stderr()
         assert err.count("refused a TCP client") == 6, err
         assert token not in err
     finally:

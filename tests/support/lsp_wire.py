@@ -16,7 +16,7 @@ from typing import IO, Any
 
 SERVE = ("-m", "teaminbox", "serve")  # the interpreter's arguments
 SERVER = [sys.executable, *SERVE]
-WAIT = 10.0  # seconds a read waits before the test fails (never hangs)
+WAIT = 60.0  # seconds a read waits before the test fails (never hangs)
 
 
 def frame(*msgs: Any) -> bytes:

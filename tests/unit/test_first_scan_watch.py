@@ -43,8 +43,10 @@ async def test_a_team_made_during_the_first_scan_is_listed_without_the_periodic_
         # listed before beta was made (whether the event's rescan has run by now is the
         # machine's timing: on a loaded one it may already have)
         assert first_listing == ["claude:alpha"]
-        for _ in range(100):  # the periodic full scan is 60 s away: only the event can do it
-            if "claude:beta" in tracker.rosters:
+        # the periodic full scan is 60 s away: only the event can do it within 40 s
+        deadline = asyncio.get_running_loop().time() + 40
+        while "claude:beta" not in tracker.rosters:
+            if asyncio.get_running_loop().time() > deadline:
                 break
             await asyncio.sleep(0.05)
         assert "claude:beta" in tracker.rosters

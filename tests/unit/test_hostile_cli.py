@@ -31,7 +31,7 @@ def test_cli_file_dev_zero_is_bounded(teams: Teams) -> None:
     )
     line = one_line(proc)
     assert "limit" in line and "/dev/zero" in line
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < 60  # bounded (a loaded machine starts Python slowly)
     assert teams.cinbox("researcher").read_bytes() == before
 
 

@@ -54,14 +54,16 @@ def test_symlink_at_lock_path_times_out_quietly(tmp_path: Path, kind: str, targe
             [sys.executable, "-c", SPIN, str(inbox), kind],
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=60,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail("acquire spun past its 0.5 s timeout")
+        pytest.fail("acquire went on past its 0.5 s timeout")
     assert proc.returncode == 0, proc.stderr
     word, elapsed, cpu, *message = proc.stdout.split(" ")
     assert word == "TIMEOUT"
-    assert 0.5 <= float(elapsed) < 1.0
+    # gave up at its timeout, not for ever (the wall clock's bound is a loaded machine's); a
+    # spin would show as CPU time, which a busy machine only lowers
+    assert 0.5 <= float(elapsed) < 10
     assert float(cpu) < 0.15, f"busy loop: {cpu} s of CPU in {elapsed} s"
     assert "symbolic link" in " ".join(message)
     assert os.path.islink(lock)  # never removed: nobody knows whose it is
@@ -81,8 +83,8 @@ def test_vanishing_lock_never_spins(
     monkeypatch.setattr(cls, "_create", exists)
     t0, c0 = time.monotonic(), time.process_time()
     with pytest.raises(LockTimeout):
-        within(3, lambda: cls(inbox, timeout=0.5).acquire(), lambda: None)
-    assert time.monotonic() - t0 < 1.0
+        within(30, lambda: cls(inbox, timeout=0.5).acquire(), lambda: None)
+    assert time.monotonic() - t0 < 10  # its timeout, not for ever (a spin: the CPU time below)
     assert time.process_time() - c0 < 0.3
 
 

@@ -124,10 +124,10 @@ def test_stale_lock_is_reclaimed(tmp_path: Path, fmt: str, kind: str) -> None:
         Path(path).write_text("2020-01-01T00:00:00.000000000Z")
     backdate(path, 11)
     t0 = time.monotonic()
-    with get(fmt).lock(inbox, 2):
+    with get(fmt).lock(inbox, 30):
         assert (os.path.isdir if fmt == "claude" else os.path.isfile)(path)
-        assert time.time() - os.stat(path).st_mtime < 2
-    assert time.monotonic() - t0 < 1.5
+        assert time.time() - os.stat(path).st_mtime < 10  # its own, just made
+    assert time.monotonic() - t0 < 10  # at once, not after the timeout's wait
     assert not os.path.exists(path)
 
 
@@ -187,7 +187,7 @@ def test_long_hold_keeps_mtime_fresh(tmp_path: Path) -> None:
             max_age = max(max_age, time.time() - os.stat(lock.path).st_mtime)
             time.sleep(0.1)
         assert os.stat(lock.path).st_mtime > created + 3  # it was touched
-        assert max_age < 6.5
+        assert max_age < 8  # refreshed at 4 s; slack for a loaded machine, short of stale (10 s)
         lock.verify()  # the refresh is ours: still valid
         # a peer with a short patience still finds it taken
         with pytest.raises(LockTimeout):

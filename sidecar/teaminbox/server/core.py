@@ -146,6 +146,8 @@ class TeamInboxServer:
         self._stirred = time.monotonic()  # the last event, change or request (the ticks)
         self._wake: asyncio.Event | None = None
         self.closing = False
+        self._halted = False
+        self._closed: Future[None] | None = None  # the history's close (`halt`)
         # A person answers permission prompts through this server's client: the hook's
         # socket listens. Off for a server that has nobody to ask (`teaminbox mcp`).
         self.answers_prompts = True
@@ -284,17 +286,30 @@ class TeamInboxServer:
         self.closing = True
         self.pool.shutdown(wait=False, cancel_futures=True)
 
-    async def stop(self) -> None:
-        self.closing = True
+    def halt(self) -> None:
+        """Stop all that acts on its own: a start still going, the features' threads, the
+        tasks, the watch; the history closes after the state thread's running job. At
+        `shutdown`, and whenever the event loop ends (exit, the client gone) before it
+        closes: no thread then calls into a closed loop or a closed history. Once only."""
+        if self._halted:
+            return
+        self.closing = self._halted = True
+        if self._starting is not None:  # it would make the watch after this
+            self._starting.cancel()
         if self.tracker is not None:  # started: the features were ordered then
             self.call_features("stopping")
         for task in list(self._tasks):
             task.cancel()
         if self.watcher:
-            self.watcher.stop()
+            self.watcher.stop()  # watchdog calls no handler once this returns
         tracker = self.tracker
         if tracker is not None:  # a watch step already queued would find the history closed
-            await asyncio.wrap_future(self.state.close(tracker.history.close))
+            self._closed = self.state.close(tracker.history.close)
+
+    async def stop(self) -> None:
+        self.halt()
+        if self._closed is not None:
+            await asyncio.wrap_future(self._closed)
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
@@ -305,6 +320,8 @@ class TeamInboxServer:
         """The first caller starts the server; every caller waits for that start. A start
         that failed (the watcher's inotify limit, say) is each waiting caller's error, and
         the next request tries again instead of waiting for ever."""
+        if self._halted:
+            raise NotStarted("the server is stopping")
         if self._starting is None:
             self._starting = asyncio.ensure_future(self.start())
         starting = self._starting

@@ -215,10 +215,13 @@ async def _read_stdio(router: Router, source: BinaryIO) -> None:
     threading.Thread(target=pump, name="teaminbox-stdin", daemon=True).start()
     loop.call_later(SAVE_AFTER_START, codecache.save)
     framer = Framer()
-    while data := await chunks.get():
-        for body in framer.feed(data):
-            dispatch(router, framer, body)
-    await router.drain()
+    try:
+        while data := await chunks.get():
+            for body in framer.feed(data):
+                dispatch(router, framer, body)
+        await router.drain()
+    finally:  # `exit`, or the client gone: before the loop closes, `shutdown` or not
+        router.core.halt()
 
 
 # --- TCP ------------------------------------------------------------------------------
@@ -486,8 +489,11 @@ class TcpServer:
         bound = self.listener.sockets[0].getsockname()[1]
         announce(bound)
         asyncio.get_running_loop().call_later(SAVE_AFTER_START, codecache.save)
-        async with self.listener:
-            await self.done.wait()
+        try:
+            async with self.listener:
+                await self.done.wait()
+        finally:  # the client left, or `exit`: before the loop closes, `shutdown` or not
+            self.router.core.halt()
 
 
 def start_tcp(server: TeamInboxServer, host: str, port: int, token_file: str | None = None) -> int:

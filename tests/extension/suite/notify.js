@@ -5,14 +5,24 @@ const vscode = require('vscode');
 const assert = require('assert');
 const { appendClaude } = require('../inboxWrite');
 const { entry, iso } = require('../fixtures');
-const { test, onApi, cmd, sleep, poll, team } = require('./common');
+const { test, onApi, cmd, poll, team } = require('./common');
 
 let api;
 onApi(a => { api = a; });
 
+/** The team's notifications shown before a later message's: the sidecar sends its replies in
+ * order, so every notification the test's messages make is out once this one's is. */
+async function before(c, text) {
+  appendClaude(c.inbox('user'), [entry('team-lead', text)]);
+  const has = s => s.messages.some(m => m.text === text);
+  await poll(`the notification of ${text}`, () => api.notifier.shown.some(has), 20000);
+  const at = api.notifier.shown.findIndex(has);
+  return api.notifier.shown.slice(0, at).map(s => ({ ...s, messages: s.messages.filter(m => m.team === c.id) })).filter(s => s.messages.length);
+}
+
 test('a burst of replies becomes one grouped notification', async () => {
   const c = await team('claude', { user: [] });
-  await sleep(300); // the sidecar has seen the empty inbox: what comes next is news
+  await poll('the sidecar has read the empty inbox', () => api.cache.member(c.id, 'user')); // what comes next is news
   const n0 = api.notifier.shown.length;
   const now = Date.now();
   appendClaude(c.inbox('user'), [
@@ -23,15 +33,14 @@ test('a burst of replies becomes one grouped notification', async () => {
       timestamp: new Date(now + 3).toISOString(), read: false },
   ]);
   await poll('grouped notification', () => api.notifier.shown.length > n0, 20000);
-  await sleep(1000);
-  const shown = api.notifier.shown.slice(n0);
+  const shown = await before(c, 'After the burst');
   assert.deepStrictEqual(shown.map(s => s.text), ['3 new messages from researcher, team-lead']);
   assert.deepStrictEqual(shown[0].messages.map(m => m.text), ['Burst one', 'Burst two', 'Burst three']);
 });
 
 test('a teammate\'s answer after the person wrote pops up (its idle notification\'s result); its unprompted text to the lead does not ("replies")', async () => {
   const c = await team('claude', { user: [], 'team-lead': [], researcher: [] });
-  await sleep(300); // the sidecar has seen the empty inboxes: what comes next is news
+  await poll('the sidecar has read the empty inboxes', () => ['user', 'team-lead', 'researcher'].every(i => api.cache.member(c.id, i)));
   const n0 = api.notifier.shown.length;
   const texts = async inbox => (await api.cache.loadPage(c.id, inbox)).map(m => m.text);
   appendClaude(c.inbox('team-lead'), [entry('researcher', 'Unprompted chatter to the lead')]);
@@ -43,9 +52,8 @@ test('a teammate\'s answer after the person wrote pops up (its idle notification
   appendClaude(c.inbox('team-lead'), [entry('researcher', JSON.stringify(idle))]);
   const isAnswer = m => m.structured && m.structured.result === 'test_auth.py fails';
   await poll('the answer pops up', () => api.notifier.shown.slice(n0).some(s => s.messages.some(isAnswer)), 20000);
-  await sleep(800);
-  const shown = api.notifier.shown.slice(n0).flatMap(s => s.messages);
-  assert.deepStrictEqual(shown.filter(m => m.team === c.id).map(m => m.type), ['idle_notification'], JSON.stringify(shown.map(m => m.text)));
+  const shown = (await before(c, 'After the answer')).flatMap(s => s.messages);
+  assert.deepStrictEqual(shown.map(m => m.type), ['idle_notification'], JSON.stringify(shown.map(m => m.text)));
 });
 
 test('the badge, the status bar count and the cache follow the unread count', async () => {
@@ -63,16 +71,19 @@ test('the badge, the status bar count and the cache follow the unread count', as
 
 test('muted teams stay silent; unmuted they notify again', async () => {
   const c = await team('claude', { user: [] });
-  await sleep(300);
+  await poll('the sidecar has read the empty inbox', () => api.cache.member(c.id, 'user'));
   const cfg = () => vscode.workspace.getConfiguration('teamInbox');
   await cfg().update('mutedTeams', [c.name], vscode.ConfigurationTarget.Global);
+  // the notifier listened first: once this listener has the reply, the notifier has judged it
+  const replied = [];
+  const sub = api.sidecar.onReplied(p => replied.push(p.message));
   try {
     const n0 = api.notifier.shown.length;
     appendClaude(c.inbox('user'), [entry('researcher', 'You should not see this')]);
-    await poll('the message reached the cache', async () => (await api.cache.loadPage(c.id, 'user')).some(m => m.text === 'You should not see this'));
-    await sleep(800);
+    await poll('the reply judged', () => replied.some(m => m.text === 'You should not see this'), 20000);
     assert.strictEqual(api.notifier.shown.length, n0);
   } finally {
+    sub.dispose();
     await cfg().update('mutedTeams', undefined, vscode.ConfigurationTarget.Global);
   }
   appendClaude(c.inbox('user'), [entry('researcher', 'Now you see me')]);

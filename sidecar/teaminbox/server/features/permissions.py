@@ -189,6 +189,8 @@ class Prompts:
             await writer.drain()
         except (OSError, ValueError, asyncio.TimeoutError, orjson.JSONDecodeError):
             pass
+        except asyncio.CancelledError:  # the server stops: the hook sees the socket close
+            pass  # (3.11's streams report a handler's task that ends cancelled as a crash)
         finally:
             if pid is not None and self.open.pop(pid, None) is not None:
                 self._changed()
