@@ -755,7 +755,7 @@ export interface NotificationMap {
   "teamInbox/unread": UnreadParams;
   /** a teammate answered: worth a toast */
   "teamInbox/replied": RepliedParams;
-  /** a team's activity or token use changed (transcripts; a new or ended step at once, the rest at most once a second a team) */
+  /** a team's activity changed (a new or ended step at once; tokens and times at most once a second a team) */
   "teamInbox/activity": ActivityParams;
   /** a team's task board changed */
   "teamInbox/tasksChanged": TasksChangedParams;

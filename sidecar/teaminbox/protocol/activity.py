@@ -66,7 +66,7 @@ NOTIFICATIONS = (
     Notification(
         "teamInbox/activity",
         ActivityParams,
-        "a team's activity or token use changed (transcripts; a new or ended step at once, the rest"
-        " at most once a second a team)",
+        "a team's activity changed (a new or ended step at once; tokens and times at most"
+        " once a second a team)",
     ),
 )
