@@ -87,7 +87,13 @@ const texts = loc =>
 /** Scroll the tree from its top until `loc` is drawn (the tree draws only the rows in view, and
  * the suites before this one leave many teams above and below this one's). */
 async function seek(page, pane, loc) {
-  await pane.locator('.monaco-list').first().hover();
+  // off the list first, then into its top-left corner without actionability checks: a row's hover
+  // (shown below the pointer) from the last try would otherwise "intercept" the pointer for good
+  await page.mouse.move(0, 0);
+  await pane
+    .locator('.monaco-list')
+    .first()
+    .hover({ position: { x: 4, y: 4 }, force: true });
   await page.mouse.wheel(0, -100000);
   for (let i = 0; i < 80 && !(await loc.count()); i++) {
     await page.mouse.wheel(0, 200);
