@@ -23,7 +23,8 @@ import re
 from typing import Any
 
 import attrs
-import orjson
+
+from .formats.claude import json_object
 
 OPEN = "<teammate-message"
 CLOSE = "</teammate-message>"
@@ -59,16 +60,6 @@ def blocks(text: str) -> list[tuple[dict[str, str], str]]:
     return out
 
 
-def _frame(text: str) -> dict[str, Any] | None:
-    if not text.startswith("{"):
-        return None
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def frame_text(text: str) -> str | None:
     """A frame's JSON as its entry holds it: the block's text when it is one, or its leading
     object when Claude Code wrote words after it (a blank line between); None for anything
@@ -96,7 +87,7 @@ def same_text(handed: str, held: str) -> bool:
         return True
     if INVALID not in handed:
         return False
-    a, b = _frame(handed), _frame(held)
+    a, b = json_object(handed), json_object(held)
     if a is None or b is None or a.keys() != b.keys():
         return False
     return all(a[k] == b[k] or a[k] == INVALID for k in a)

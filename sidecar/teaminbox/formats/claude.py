@@ -130,16 +130,20 @@ def _team_info(config: dict[str, Any], members: list[Member], team_path: str) ->
     }
 
 
-def decode_frame(text: str) -> dict[str, Any] | None:
+def json_object(text: str) -> dict[str, Any] | None:
+    """A message text that is a JSON object (a frame's shape), else None."""
     if not text.startswith("{"):
         return None
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(value, dict):
-        return None
-    kind = value.get("type")
+    return value if isinstance(value, dict) else None
+
+
+def decode_frame(text: str) -> dict[str, Any] | None:
+    value = json_object(text)
+    kind = value.get("type") if value is not None else None
     return value if isinstance(kind, str) and kind in KNOWN_FRAMES else None
 
 
