@@ -537,7 +537,7 @@ class Tracker:
         member = next((m for m in t.members if inbox in (m.inbox, m.name, m.agent_id)), None)
         if member is None:
             raise UnknownInbox(f"team {t.id} has no inbox {inbox!r}")
-        old = self.history.archived(t.id, member.inbox, newest=offset + limit)
+        old = self.history.archived(t.id, member.inbox, newest=offset + limit, ended=True)
         seen = self.history.seen_ids(t.id, member.inbox)
         chosen = old[offset : offset + limit]
         dress(chosen, None, member, seen, t.identity)

@@ -215,19 +215,24 @@ class Messages(Store):
 
         self._write(write, len(msgs))
 
-    def archived(self, team: str, inbox: str, newest: int | None = None) -> list[Message]:
+    def archived(
+        self, team: str, inbox: str, newest: int | None = None, *, ended: bool = False
+    ) -> list[Message]:
         """An inbox's archived messages; with `newest`, only that many, newest first (a page
-        of an inbox whose 1,500 delivered messages took 0.2 s to parse whole)."""
+        of an inbox whose 1,500 delivered messages took 0.2 s to parse whole). `ended`: the
+        team ended, so every message held (one that went while no sidecar ran, read only,
+        keeps those its file held as last seen)."""
         if newest is None:
             rows = self.db.execute(
-                "SELECT body, id FROM messages WHERE team=? AND inbox=? AND gone_at IS NOT NULL",
-                (_key(team), _key(inbox)),
+                "SELECT body, id FROM messages WHERE team=? AND inbox=?"
+                " AND (gone_at IS NOT NULL OR ?)",
+                (_key(team), _key(inbox), ended),
             )
         else:
             rows = self.db.execute(
-                "SELECT body, id FROM messages WHERE team=? AND inbox=? AND gone_at IS NOT NULL"
-                " ORDER BY ts DESC LIMIT ?",
-                (_key(team), _key(inbox), newest),
+                "SELECT body, id FROM messages WHERE team=? AND inbox=?"
+                " AND (gone_at IS NOT NULL OR ?) ORDER BY ts DESC LIMIT ?",
+                (_key(team), _key(inbox), ended, newest),
             )
         return [message_of(r[0], self.path, archived=True, key=r[1]) for r in rows]
 

@@ -274,6 +274,7 @@ class Store:
         self.path = path or default_path()
         self.keep_days = keep_days
         self.strict = strict
+        self.read_only = read_only
         self.refused: str | None = None
         self._lock = threading.Lock()
         self._behind: deque[tuple[Write, int]] = deque()  # writes refused, in order (_write)

@@ -62,21 +62,39 @@ class Teams(Store):
 
         return self._write(write) and saved == [True]
 
-    def end_teams(self, live: Iterable[str]) -> list[str]:
-        """Mark the known teams that are not live here AND whose folder is gone as ended;
-        returns the newly ended. A team outside this window's roots may be live in
-        another window sharing the history: its folder says so."""
+    def _gone(self, live: Iterable[str]) -> list[tuple[str | bytes, bytes, float]]:
+        """The known teams not marked ended that are not live here AND whose folder is
+        gone: (key, body, last seen) each. A team outside this window's roots may be live
+        in another window sharing the history: its folder says so."""
         live_keys = {_key(t) for t in live}
-        rows = self.db.execute("SELECT id, body FROM teams WHERE ended_at IS NULL").fetchall()
-        gone = [k for k, body in rows if k not in live_keys and _folder_of(body) is None]
+        rows = self.db.execute("SELECT id, body, last_seen FROM teams WHERE ended_at IS NULL")
+        return [(k, b, s) for k, b, s in rows if k not in live_keys and _folder_of(b) is None]
+
+    def end_teams(self, live: Iterable[str]) -> list[str]:
+        """Mark the teams `_gone` finds as ended, and their messages as gone (no file holds
+        them now: a team that went while no sidecar ran left them as last seen); returns
+        the newly ended."""
+        gone = [(k,) for k, _, _ in self._gone(live)]
         if gone:
             now = time.time()
-            self._write(
-                lambda: self.db.executemany(
-                    "UPDATE teams SET ended_at=? WHERE id=?", [(now, g) for g in gone]
+
+            def write() -> None:
+                self.db.executemany(
+                    "UPDATE teams SET ended_at=? WHERE id=?", [(now, k) for (k,) in gone]
                 )
-            )
-        return [_unkey(g) for g in gone]
+                self.db.executemany(
+                    "UPDATE messages SET gone_at=? WHERE team=? AND gone_at IS NULL",
+                    [(now, k) for (k,) in gone],
+                )
+
+            self._write(write)
+        return [_unkey(k) for (k,) in gone]
+
+    def _unmarked(self) -> list[tuple[str | bytes, bytes, float]]:
+        """The teams `end_teams` would end, for a history read only (a command that only
+        reads, no sidecar started since their folder went): ended since last seen, as a
+        start would mark them. A history that is written marks them at its start."""
+        return self._gone(()) if self.read_only else []
 
     def _revive(self) -> None:
         """Teams marked ended while their folder is still there (by a sidecar before this
@@ -111,7 +129,11 @@ class Teams(Store):
             " ORDER BY ended_at DESC LIMIT ?",
             (limit,),
         )
-        return [(r[0], r[1]) for r in rows]
+        out = [(r[0], r[1]) for r in rows]
+        unmarked = [(b, s) for _, b, s in self._unmarked()]
+        if unmarked:
+            out = sorted(out + unmarked, key=lambda r: r[1], reverse=True)
+        return out[:limit] if limit >= 0 else out
 
     def ended_teams_named(self, name: str) -> list[tuple[bytes, float]]:
         """(body, ended_at) of the ended teams whose wire name (`Team.name`) is `name`:
@@ -126,12 +148,17 @@ class Teams(Store):
             return []
         except sqlite3.OperationalError:  # an SQLite built without JSON functions
             rows = [r for r in self.ended_teams() if orjson.loads(r[0]).get("name") == name]
-        return [(r[0], r[1]) for r in rows]
+        unmarked = [(b, s) for _, b, s in self._unmarked() if orjson.loads(b).get("name") == name]
+        return [(r[0], r[1]) for r in rows] + unmarked
 
     def team_body(self, team: str) -> tuple[bytes, float | None] | None:
+        """(body, ended_at) of a team as last seen (`ended_at` None: not ended)."""
         row = self.db.execute(
             "SELECT body, ended_at FROM teams WHERE id=?", (_key(team),)
         ).fetchone()
+        if row is not None and row[1] is None:
+            k = _key(team)
+            return next(((b, s) for g, b, s in self._unmarked() if g == k), (row[0], None))
         return None if row is None else (row[0], row[1])
 
     def team_size(self, team: str) -> tuple[int, int]:
