@@ -1,5 +1,5 @@
 """A team whose folder was deleted while no sidecar ran is ended, its whole record readable:
-to the read-only CLI (`teaminbox teams`, `teaminbox read`: nothing written, the history the
+to the read-only CLI (`teaminbox teams`, `read`, `tasks`: nothing written, the history the
 same bytes after) and to the next sidecar that starts (the team ended, every message it
 held archived: those its file held when last seen too). Real processes: the server, the
 CLI in a subprocess, a real team folder made and deleted while nothing runs."""
@@ -78,6 +78,7 @@ async def test_a_team_gone_while_no_sidecar_ran_is_ended_and_read_whole(tmp_path
     assert listed[TEAM]["ended"] is True and listed["pseudoclaude:beta"]["ended"] is False
     read = teaminbox(tmp_path, "read", "alpha", "user")
     assert read["ended"] is True and held(read) == WHOLE
+    assert teaminbox(tmp_path, "tasks", "alpha") == {"team": TEAM, "tasks": []}
     assert digest(db) == before  # the CLI only reads
 
     server = await lsp_session.start_server(tmp_path)

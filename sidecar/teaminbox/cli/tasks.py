@@ -6,37 +6,40 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import orjson
-
-from ..discovery import Settings, pick_team, resolve_team, roster
+from ..discovery import Settings, resolve_team, roster
 from ..errors import UnknownTeam
 from ..formats.tasks_base import NoTaskBoard
 from ..locks import DEFAULT_TIMEOUT
-from ..model import Team
 from ..render import plural, wire_converter
-from ..tasks import Boards
-from .inputs import open_history
+from ..tracker import Tracker
+from .inputs import read_history
 from .output import EXIT_OK, print_json, say, show_tasks
 
 
-def _ended_tasks(args: argparse.Namespace, team: str) -> tuple[str, list[Any]]:
-    """An ended team's board, from the history (its files where they outlived it)."""
-    history = open_history(args)
-    try:
-        ended = [wire_converter.structure(orjson.loads(b), Team) for b, _ in history.ended_teams()]
-        t: Team = pick_team(ended, team)
-        return t.id, Boards(history).ended(t)
-    finally:
-        history.close()
+def _ended_tasks(
+    args: argparse.Namespace, settings: Settings, unknown: UnknownTeam
+) -> tuple[str, list[Any]]:
+    """An ended team's board, the team found as the server finds it (`Tracker.find`) in the
+    history read only: its files where they outlived it, else the archived one."""
+    with read_history(args) as history:
+        if history is not None:
+            tracker = Tracker(settings, history)
+            try:
+                t = tracker.find(args.team)
+            except UnknownTeam:
+                pass
+            else:
+                return t.id, tracker.boards.ended(t)
+    raise unknown
 
 
 def cmd_tasks(args: argparse.Namespace, settings: Settings) -> int:
     try:
         team = resolve_team(settings.roots, args.team)
-    except UnknownTeam:
+    except UnknownTeam as err:
         if args.set:
             raise
-        tid, tasks = _ended_tasks(args, args.team)
+        tid, tasks = _ended_tasks(args, settings, err)
         archived = " (ended: its last board)" if tasks and tasks[0].archived else " (ended)"
         if args.json:
             print_json({"team": tid, "tasks": wire_converter.unstructure(tasks)})
