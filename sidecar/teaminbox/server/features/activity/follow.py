@@ -10,7 +10,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -52,6 +52,7 @@ class Result:
 
 
 Merge = Callable[[Tracker, list[Result]], tuple[list[Change], Outgoing]]
+Step = Callable[[Tracker, Spec, list[Any]], list[Change]]  # recover, recover_delivered
 
 
 class Follower:
@@ -146,20 +147,18 @@ class Follower:
         to those), archived where the history lacks them, each step's recovered messages
         handed to the publishers (views update; notify_policy decides a toast)."""
         for res in results:
-            for i in range(0, len(res.sends), SENDS_A_STEP):
-                chunk = res.sends[i : i + SENDS_A_STEP]
-                changes = await self.server.in_state(
-                    functools.partial(recover, tracker, res.spec, chunk)
-                )
-                if changes:
-                    await self.server.apply(functools.partial(_publish, changes))
-            for i in range(0, len(res.delivered), SENDS_A_STEP):
-                part = res.delivered[i : i + SENDS_A_STEP]
-                changes = await self.server.in_state(
-                    functools.partial(recover_delivered, tracker, res.spec, part)
-                )
-                if changes:
-                    await self.server.apply(functools.partial(_publish, changes))
+            steps: tuple[tuple[list[Any], Step], ...] = (
+                (res.sends, recover),
+                (res.delivered, recover_delivered),
+            )
+            for rows, step in steps:
+                for i in range(0, len(rows), SENDS_A_STEP):
+                    chunk = rows[i : i + SENDS_A_STEP]
+                    changes = await self.server.in_state(
+                        functools.partial(step, tracker, res.spec, chunk)
+                    )
+                    if changes:
+                        await self.server.apply(functools.partial(_publish, changes))
 
     def _sync_watches(self) -> None:
         """Watch the folders of the teams followed, and only those (the loop, under lock)."""
