@@ -32,7 +32,7 @@ const changeCounts = (team: Team): string => team.members.map(m => `${m.name}:${
 export const OLDER_PAGE = 200;
 /** Messages in the view's first `init`: what fills its first screens; the rest of the cached
  * conversation follows as soon as the view asks for older ones (right after its first paint). */
-export const FIRST_PAINT = 50;
+export const FIRST_PAINT = 25;
 
 export interface TeamViewDeps {
   cache: SidecarCache;
@@ -73,9 +73,14 @@ class TeamPanel implements vscode.Disposable {
     readonly teamId: string,
     private readonly d: TeamViewDeps,
     private readonly onGone: () => void,
+    /** A panel just made (not one restored): its first document waits for `init` unasked. */
+    fresh: boolean,
   ) {
     panel.webview.options = webviewOptions();
     panel.webview.html = html(panel.webview, vscode.Uri.joinPath(TeamViews.extensionUri, 'dist'), teamId);
+    // posted now, VS Code hands it to the view's first document once that has loaded: no
+    // `ready` -> `init` round trip before the first paint (a document loaded again asks)
+    if (fresh) void this.init().catch(e => d.log.warn(`team view: ${errorText(e).text}`));
     this.subs.push(
       panel.webview.onDidReceiveMessage((m: ViewToHost) => {
         void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`));
@@ -393,7 +398,7 @@ export class TeamViews implements vscode.Disposable {
         vscode.ViewColumn.Active,
         webviewOptions(),
       );
-      p = this.attach(panel, id);
+      p = this.attach(panel, id, true);
     }
     if (focus) p.focus(focus);
     return p;
@@ -405,10 +410,16 @@ export class TeamViews implements vscode.Disposable {
     return Promise.resolve();
   }
 
-  private attach(panel: vscode.WebviewPanel, id: string): TeamPanel {
-    const p: TeamPanel = new TeamPanel(panel, id, this.d, () => {
-      if (this.panels.get(id) === p) this.panels.delete(id);
-    });
+  private attach(panel: vscode.WebviewPanel, id: string, fresh: boolean): TeamPanel {
+    const p: TeamPanel = new TeamPanel(
+      panel,
+      id,
+      this.d,
+      () => {
+        if (this.panels.get(id) === p) this.panels.delete(id);
+      },
+      fresh,
+    );
     this.panels.set(id, p);
     return p;
   }
@@ -442,7 +453,7 @@ export class TeamViews implements vscode.Disposable {
             old.panel.reveal();
             return;
           }
-          this.attach(panel, team);
+          this.attach(panel, team, false);
         },
       }),
     ];

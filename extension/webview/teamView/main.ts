@@ -7,19 +7,20 @@ import { isWebLink } from '../../src/teamView/viewProtocol';
 import { drawTasks, showTaskSet, tasksBox } from './board';
 import { composer, showResults } from './composer';
 import { drawTeam, header, membersEl } from './header';
-import { post } from './host';
+import { firstLoad, post } from './host';
 import {
   addMessages,
   askOlder,
   clearThread,
   drawOlder,
+  firstMessages,
   focusMessage,
   prependOlder,
   setHasOlder,
   threadWrap,
   toBottom,
 } from './thread';
-import { applyFilter, drawNote, toolbar } from './toolbar';
+import { drawNote, toolbar } from './toolbar';
 
 document.getElementById('app')!.append(header, membersEl, tasksBox, toolbar, threadWrap, composer);
 
@@ -46,9 +47,9 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
       clearThread();
       drawTeam(m.team);
       setHasOlder(m.hasOlder);
-      addMessages(m.messages.slice().reverse(), false);
+      firstMessages(m.messages.slice().reverse());
       drawOlder();
-      applyFilter();
+      drawNote();
       drawTasks(m.tasks, m.tasksNote);
       if (m.focus) focusMessage(m.focus);
       else toBottom();
@@ -82,4 +83,4 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
   }
 });
 
-post({ type: 'ready' });
+if (!firstLoad) post({ type: 'ready' });

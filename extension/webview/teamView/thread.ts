@@ -186,6 +186,16 @@ function linkAnswers(v: ViewMessage): void {
   }
 }
 
+/** The host's first messages (oldest first) into an empty thread: put in as spacers, then each
+ * page drawn once, its bodies in one parse (not a parse a message, nor drawn again by a filter). */
+export function firstMessages(list: ViewMessage[]): void {
+  asSpacers(() => {
+    for (const v of list) upsert(v);
+  });
+  thread.dataset.messages = String(order.length);
+  for (const p of pages) drawPage(p);
+}
+
 export function addMessages(list: ViewMessage[], live: boolean): void {
   const stick = nearBottom;
   let fresh = 0;
@@ -206,6 +216,9 @@ export function prependOlder(list: ViewMessage[]): void {
     for (const v of list) upsert(v);
   });
   thread.dataset.messages = String(order.length);
+  // the line at the top moved up by the page: whether it is still in reach is the observer's
+  // word again (the scroll below must not ask for a page more on the flag from before it)
+  olderNear = false;
   thread.scrollTop = thread.scrollHeight - fromBottom; // stay on what the person reads
   drawOlder();
   // still within reach (a short page, or a tall window): the observer says so again, and asks
