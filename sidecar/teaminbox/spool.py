@@ -397,22 +397,29 @@ def read(spool: str, offsets: Mapping[str, int], budget: int = 32 * 1024 * 1024)
     """Every file's records after the offsets (by file id; a file not in them from its
     start), oldest file first, within `budget` bytes."""
     out = Read()
-    for name in _names(spool):
-        fd = _open_read(os.path.join(spool, name))
-        if fd is None:
-            continue
-        try:
+    # the current file opened before the others are listed: rotated meanwhile, it is
+    # listed under its new name or still read through this descriptor, never missed
+    current = _open_read(os.path.join(spool, CURRENT)) if _names(spool) else None
+    fds = [_open_read(os.path.join(spool, n)) for n in _names(spool)[:-1]] + [current]
+    try:
+        for fd in fds:
+            if fd is None:
+                continue
             first = os.pread(fd, MAX_HEADER + 1, 0)
             fid = file_id(first)
-            if fid is None or fid in out.offsets:
+            if fid is None:
                 out.skipped += 1 if first else 0
+                continue
+            if fid in out.offsets:  # the current file, rotated since it was opened
                 continue
             start = max(offsets.get(fid, 0), first.index(b"\n") + 1)
             out.offsets[fid] = _read_file(fd, fid, start, budget, out)
             # a file left before its end: no later file's line before the rest of it
             budget = 0 if out.more else budget - (out.offsets[fid] - start)
-        finally:
-            os.close(fd)
+    finally:
+        for fd in fds:
+            if fd is not None:
+                os.close(fd)
     return out
 
 

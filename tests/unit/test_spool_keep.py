@@ -185,3 +185,39 @@ def test_links_fifos_and_folders_under_rotated_names_are_never_followed_or_delet
     assert victim.read_bytes() == before
     assert all(os.path.lexists(where / name) for name in planted)
     assert (where / f"sends.{1:020d}-aa.jsonl").is_symlink()
+
+
+def test_a_reader_releasing_while_writers_rotate_misses_nothing(tmp_path: Path) -> None:
+    """The intake's round (read, then release what is read through) again and again while
+    writers in other processes rotate: every line is read, and no file a read knew goes
+    before it was read through (a file gone so is what the history counts as a loss)."""
+    where = tmp_path / "spool"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "sidecar")}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(where), f"w{k}", "150", "16384", "1000"], env=env
+        )
+        for k in range(3)
+    ]
+    seen: set[str] = set()
+    offsets: dict[str, int] = {}
+    released: set[str] = set()
+
+    def round_() -> None:
+        nonlocal offsets
+        texts, after = read_all(where, offsets)
+        seen.update("-".join(t.split("-", 2)[:2]) for t in texts)
+        vanished = set(offsets) - set(after) - released
+        assert not vanished, "a file went before it was read through"
+        offsets = after
+        done = spool.read_through(str(where), offsets)
+        released.update(fid for _, fid, _ in done)
+        spool.release(str(where), done)
+
+    while any(p.poll() is None for p in procs):
+        round_()
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+    round_()
+    assert seen == {f"w{k}-{i}" for k in range(3) for i in range(150)}
+    assert len(released) >= 3 and rotated(where) == []
