@@ -2,24 +2,30 @@
 `SendMessage`, kept on disk until a sidecar takes it in.
 
 Where: `<user data folder>/spool/` (the history's folder; `TEAMINBOX_SPOOL_DIR` to move
-it), 0700, never a link. Two files: `sends.jsonl`, appended to, and `sends.1.jsonl`, the
-one before it. Each file's first line is a header, `{"teaminboxSpool": 1, "id": HEX}`
-(the id names the file to the reader across renames: the history keeps a byte offset
-for each id). Every other line is one record, `{"t": EPOCH, "p": PAYLOAD}`: the hook's
-stdin as it came, with `"cut": N` and the words taken out when the line would pass
-MAX_RECORD bytes (the ids kept: the sender's transcript still holds the words).
+it), 0700, never a link. `sends.jsonl` is appended to; past MAX_FILE bytes it is rotated
+to `sends.<stamp>-<id>.jsonl` (its own name: no rotation replaces another file). Each
+file's first line is a header, `{"teaminboxSpool": 1, "id": HEX}` (the id names the file
+to the reader across renames: the history keeps a byte offset for each id). Every other
+line is one record, `{"t": EPOCH, "p": PAYLOAD}`: the hook's stdin as it came, with
+`"cut": N` and the words taken out when the line would pass MAX_RECORD bytes (the ids
+kept: the sender's transcript still holds the words).
 
 Writing (`append`): one `write()` of a whole line to a file opened `O_APPEND |
 O_NOFOLLOW` (Linux holds the inode's lock over such a write: appenders in other processes
-never tear each other's lines), then `fsync`. A file is born whole (a temp file with its
-header linked into place). Past MAX_FILE bytes the writer that notices renames it to
-`sends.1.jsonl` under a lock (the file before that one goes): the spool stays under about
-2 x (MAX_FILE + MAX_RECORD) bytes.
+never tear each other's lines), then `fsync`; a line that went into a file deleted under
+it (`st_nlink` 0) is written again. A file is born whole (a temp file with its header
+linked into place). Past MAX_FILE bytes the writer that notices rotates it under a lock;
+past MAX_KEPT rotated files the oldest goes, read or not: the only way a line is lost
+unread (the history then keeps the loss, for the gaps). The spool stays under about
+(MAX_KEPT + 1) x (MAX_FILE + MAX_RECORD) bytes.
 
-Reading (`read`): from each file's offset, within a budget; a line that does not parse,
-or is over MAX_RECORD, is skipped and counted; a last line without its newline (a writer
-mid-write) is left for the next read. Standard library only: the hook's start is the
-agent's wait.
+Reading (`read`): every spool file, oldest first, from each file's offset, within a
+budget; a line that does not parse, or is over MAX_RECORD, is skipped and counted; a last
+line without its newline (a writer mid-write) is left for the next read. A sidecar deletes
+a rotated file once the history holds it to its end (`read_through`, `release`: what a
+late writer added meanwhile is moved to `sends.jsonl`). Links, FIFOs and folders under
+spool names are never opened, followed or deleted. Standard library only: the hook's start
+is the agent's wait.
 """
 
 from __future__ import annotations
@@ -36,11 +42,13 @@ from collections.abc import Mapping
 from typing import Any
 
 CURRENT = "sends.jsonl"
-PREVIOUS = "sends.1.jsonl"
+LEGACY = "sends.1.jsonl"  # the one rotated file of earlier versions: the oldest
+_PREFIX, _SUFFIX = "sends.", ".jsonl"
 LOCK = ".rotate.lock"
 MAX_RECORD = 1024 * 1024  # bytes of one line; a bigger payload is kept without its words
 MAX_STDIN = 16 * 1024 * 1024  # bytes of stdin read; past it, only the size is kept
 MAX_FILE = 8 * 1024 * 1024  # a file past this is rotated
+MAX_KEPT = 16  # rotated files kept: past it the oldest goes, read or not
 MAX_HEADER = 256
 HEADER_KEY = "teaminboxSpool"
 VERSION = 1
@@ -133,27 +141,56 @@ def append(line: bytes, where: str | None = None) -> None:
     spool = where or folder()
     make_folder(spool)
     path = os.path.join(spool, CURRENT)
-    for _ in range(3):
+    for _ in range(3):  # a file deleted under the write (read through, or capped): again
+        fd = _open_current(path)
         try:
-            fd = _open_append(path)
+            _write_all(fd, line)
+            os.fsync(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if st.st_nlink:
             break
-        except FileNotFoundError:
-            _create(path)
-    else:
-        raise SpoolError(f"{path}: could not be made")
-    try:
-        _write_all(fd, line)
-        os.fsync(fd)
-        size = os.fstat(fd).st_size
-    finally:
-        os.close(fd)
-    if size > MAX_FILE:
+    if st.st_size > MAX_FILE:
         _rotate(spool, path)
 
 
+def _open_current(path: str) -> int:
+    for _ in range(3):
+        try:
+            return _open_append(path)
+        except FileNotFoundError:
+            _create(path)
+    raise SpoolError(f"{path}: could not be made")
+
+
+def is_rotated(name: str) -> bool:
+    """A rotated spool file's name: `sends.<20 digits>-<hex id>.jsonl`, or the legacy one."""
+    if name == LEGACY:
+        return True
+    middle = name[len(_PREFIX) : -len(_SUFFIX)] if name.startswith(_PREFIX) else ""
+    stamp, _, fid = middle.partition("-")
+    return (
+        name.endswith(_SUFFIX)
+        and len(stamp) == 20
+        and stamp.isascii()
+        and stamp.isdigit()
+        and 0 < len(fid) <= 32
+        and all(c in "0123456789abcdef" for c in fid)
+    )
+
+
+def rotated(spool: str) -> list[str]:
+    """The rotated files' names (regular files only, never a link), oldest first."""
+    with os.scandir(spool) as it:
+        names = [e.name for e in it if is_rotated(e.name) and e.is_file(follow_symlinks=False)]
+    return sorted(names, key=lambda n: (n != LEGACY, n))
+
+
 def _rotate(spool: str, path: str) -> None:
-    """The full file becomes the previous one, once: under a lock, and only if it is still
-    the full one (another writer may have rotated it already)."""
+    """The full file moves aside under its own name, once: under a lock, and only if it
+    is still the full one (another writer may have rotated it already); then the oldest
+    rotated files past MAX_KEPT go."""
     import fcntl  # noqa: PLC0415 - only at a rotation, never on the hook's usual path
 
     fd = os.open(
@@ -164,16 +201,44 @@ def _rotate(spool: str, path: str) -> None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return  # another writer rotates it now
-        st = os.lstat(path)
-        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_FILE:
-            os.replace(path, os.path.join(spool, PREVIOUS))
-            dfd = os.open(spool, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISREG(st.st_mode) or st.st_size <= MAX_FILE:
+            return
+        kept = rotated(spool)
+        stamp = time.time_ns()
+        if kept and kept[-1] != LEGACY:  # after the newest, even if the clock went back
+            with contextlib.suppress(ValueError):
+                stamp = max(stamp, int(kept[-1][len(_PREFIX) :].split("-", 1)[0]) + 1)
+        name = f"{_PREFIX}{stamp:020d}-{_id_of(path)}{_SUFFIX}"
+        os.rename(path, os.path.join(spool, name))
+        kept.append(name)
+        for old in kept[: max(len(kept) - MAX_KEPT, 0)]:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(spool, old))
+        dfd = os.open(spool, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
     finally:
         os.close(fd)
+
+
+def _id_of(path: str) -> str:
+    """The file's id for its rotated name (hex; a file without a header gets a new one)."""
+    fd = _open_read(path)
+    fid = None
+    if fd is not None:
+        try:
+            fid = file_id(os.pread(fd, MAX_HEADER + 1, 0))
+        finally:
+            os.close(fd)
+    if fid and len(fid) <= 32 and all(c in "0123456789abcdef" for c in fid):
+        return fid
+    return os.urandom(8).hex()
 
 
 def record_line(raw: bytes, now: float | None = None) -> bytes | None:
@@ -318,29 +383,86 @@ def _skip_line(fd: int, pos: int, end: int) -> int:
     return pos
 
 
-def read(spool: str, offsets: Mapping[str, int], budget: int = 32 * 1024 * 1024) -> Read:
-    """Both files' records after the offsets (by file id; a file not in them from its
-    start), older file first, within `budget` bytes."""
-    out = Read()
+def _names(spool: str) -> list[str]:
+    """The spool files to read, oldest first; none when the folder is not a real one."""
     try:
-        st = os.lstat(spool)
+        if not stat.S_ISDIR(os.lstat(spool).st_mode):
+            return []
+        return [*rotated(spool), CURRENT]
     except OSError:
-        return out
-    if not stat.S_ISDIR(st.st_mode):
-        return out
-    for name in (PREVIOUS, CURRENT):
-        fd = _open_read(os.path.join(spool, name))
-        if fd is None:
-            continue
-        try:
+        return []
+
+
+def read(spool: str, offsets: Mapping[str, int], budget: int = 32 * 1024 * 1024) -> Read:
+    """Every file's records after the offsets (by file id; a file not in them from its
+    start), oldest file first, within `budget` bytes."""
+    out = Read()
+    # the current file opened before the others are listed: rotated meanwhile, it is
+    # listed under its new name or still read through this descriptor, never missed
+    current = _open_read(os.path.join(spool, CURRENT)) if _names(spool) else None
+    fds = [_open_read(os.path.join(spool, n)) for n in _names(spool)[:-1]] + [current]
+    try:
+        for fd in fds:
+            if fd is None:
+                continue
             first = os.pread(fd, MAX_HEADER + 1, 0)
             fid = file_id(first)
             if fid is None:
                 out.skipped += 1 if first else 0
                 continue
+            if fid in out.offsets:  # the current file, rotated since it was opened
+                continue
             start = max(offsets.get(fid, 0), first.index(b"\n") + 1)
             out.offsets[fid] = _read_file(fd, fid, start, budget, out)
-            budget -= out.offsets[fid] - start
+            # a file left before its end: no later file's line before the rest of it
+            budget = 0 if out.more else budget - (out.offsets[fid] - start)
+    finally:
+        for fd in fds:
+            if fd is not None:
+                os.close(fd)
+    return out
+
+
+def read_through(spool: str, offsets: Mapping[str, int]) -> list[tuple[str, str, int]]:
+    """The rotated files read to their end by these offsets (what the history holds):
+    (name, id, size) each, for `release`."""
+    out: list[tuple[str, str, int]] = []
+    for name in _names(spool)[:-1]:
+        fd = _open_read(os.path.join(spool, name))
+        if fd is None:
+            continue
+        try:
+            fid = file_id(os.pread(fd, MAX_HEADER + 1, 0))
+            size = os.fstat(fd).st_size
         finally:
             os.close(fd)
+        if fid is not None and offsets.get(fid, -1) >= size:
+            out.append((name, fid, size))
     return out
+
+
+def release(spool: str, done: list[tuple[str, str, int]]) -> None:
+    """Delete the files `read_through` found (the history no longer waits for them).
+    A writer that opened one before its rotation may still append to it: what the file
+    holds past the size read, after it is unlinked, is appended to `sends.jsonl` (a writer
+    whose line lands after the unlink writes it again itself)."""
+    for name, fid, size in done:
+        path = os.path.join(spool, name)
+        fd = _open_read(path)
+        if fd is None:
+            continue
+        try:
+            st = os.fstat(fd)
+            if file_id(os.pread(fd, MAX_HEADER + 1, 0)) != fid or os.lstat(path).st_ino != (
+                st.st_ino
+            ):
+                continue
+            os.unlink(path)
+            end = os.fstat(fd).st_size
+            if end > size:
+                late = os.pread(fd, end - size, size)
+                append(late if late.endswith(b"\n") else late + b"\n", spool)
+        except FileNotFoundError:
+            continue
+        finally:
+            os.close(fd)

@@ -3,7 +3,9 @@ Claude Code 2.1.332's `PostToolUse` payloads (as section 1c of on-disk-formats.m
 them) while no sidecar runs and while the sidecar is stopped (SIGSTOP); the sends are in
 the history after the start (or the continue), once each, `recovered`, and a restart
 adds nothing; a send whose team is not known yet waits for it; a team that ended while no
-sidecar ran gets its sends. No transcript holds these sends: the spool is their only record."""
+sidecar ran gets its sends; sends past several rotations while no sidecar ran are all
+taken in, and the rotated files then deleted. No transcript holds these sends: the spool
+is their only record."""
 
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ from test_recover import (
     transcripts,
     until,
 )
+
+from teaminbox import spool
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -233,3 +237,30 @@ async def test_sends_of_a_team_that_ended_while_no_sidecar_ran_go_to_that_team(
         assert [t["ended"] for t in teams if t["id"] == TID] == [True]
     finally:
         await lsp_session.stop_server(second)
+
+
+async def test_sends_past_several_rotations_while_no_sidecar_runs_are_all_taken_in(
+    tmp_path: Path, spool_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's writer (in this process, its file bound made small so that it rotates
+    often) past several rotations; the real sidecar takes every send in, once, and deletes
+    the rotated files it holds to their end."""
+    make_team(tmp_path)
+    monkeypatch.setattr(spool, "MAX_FILE", 16 * 1024)
+    texts = [f"ROT-{i}" for i in range(120)]
+    for i, text in enumerate(texts):
+        line = spool.record_line(payload(text, f"m-rot-{i}"))
+        assert line is not None
+        spool.append(line, str(spool_dir))
+    assert len([n for n in os.listdir(spool_dir) if spool.is_rotated(n)]) >= 4
+    c = await lsp_session.start_server(tmp_path)
+    try:
+        msgs = await until(has(c, *texts), "every rotated send taken in", timeout=60)
+        assert texts_of(msgs) == sorted(texts)  # each once
+
+        async def released() -> bool:
+            return not [n for n in os.listdir(spool_dir) if spool.is_rotated(n)]
+
+        await until(released, "the rotated files deleted once held", timeout=60)
+    finally:
+        await lsp_session.stop_server(c)

@@ -7,6 +7,7 @@ loop: a namespace stands for the server, whose loop these steps do not use)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -32,6 +33,12 @@ TEAM = "rec"
 TID = f"claude:{TEAM}"
 SID = "5e1d0000-0000-4000-8000-0000000000c1"
 KEY = (TID, "team-lead")
+T = TypeVar("T")
+
+
+async def at_once(fn: Callable[[], T]) -> T:
+    """The server's `in_state` and `in_pool`, on this thread."""
+    return fn()
 
 
 class World:
@@ -59,7 +66,12 @@ class World:
         self.tracker.scan()
         server = cast(
             TeamInboxServer,
-            SimpleNamespace(tracker=self.tracker, options=InitializationOptions()),
+            SimpleNamespace(
+                tracker=self.tracker,
+                options=InitializationOptions(),
+                in_state=at_once,
+                in_pool=at_once,
+            ),
         )
         self.gaps = Gaps(server)
         self.intake = SpoolIntake(server)
@@ -86,6 +98,10 @@ class World:
         got = spool.read(self.spool, self.offsets)
         self.intake.take(self.tracker, got)
         self.offsets = dict(got.offsets)
+        asyncio.run(self.intake._release(self.tracker))  # the files read through go
+
+    def rotated(self) -> list[str]:
+        return [n for n in os.listdir(self.spool) if spool.is_rotated(n)]
 
     def unread_since(self, until: float, changed: float) -> None:
         self.tracker.history.reading([KEY], until)
@@ -187,3 +203,50 @@ def test_a_spool_that_cannot_be_read_keeps_the_gap(world: World) -> None:
         (Path(world.spool) / spool.CURRENT).mkdir()
     world.unread_since(now - 60, now - 30)
     assert world.gap_at_start()
+
+
+def lost_any(world: World) -> bool:
+    present = spool.read(world.spool, {}, budget=0).offsets
+    return world.tracker.history.spool_lost(0, time.time() + 60, present)
+
+
+def test_rotations_while_nobody_reads_keep_every_send_and_say_no_gap(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = time.time()
+    world.hook(now - 120, "before")
+    world.take_in()
+    monkeypatch.setattr(spool, "MAX_FILE", 4096)
+    sends = [f"during-{i}" for i in range(100)]
+    for text in sends:  # while nobody reads: many rotations, under the cap
+        world.hook(now - 40, text)
+    rotations = len(world.rotated())
+    world.unread_since(now - 60, now - 30)
+    assert not world.gap_at_start()
+    assert 3 <= rotations <= spool.MAX_KEPT
+    world.take_in()
+    held = world.tracker.history.archived(*KEY)
+    assert sorted(m.text for m in held) == sorted(["before", *sends])
+    assert world.rotated() == []  # read through, deleted: not a loss
+    assert not lost_any(world)
+
+
+def test_the_cap_dropping_an_unread_file_says_the_gap(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = time.time()
+    world.hook(now - 120, "before")
+    world.take_in()
+    monkeypatch.setattr(spool, "MAX_FILE", 4096)
+    monkeypatch.setattr(spool, "MAX_KEPT", 2)
+    sends = [f"during-{i}" for i in range(100)]
+    for text in sends:
+        world.hook(now - 40, text)
+    assert len(world.rotated()) == 2
+    world.unread_since(now - 60, now - 30)
+    assert world.gap_at_start()  # the file read before the stop is gone: its sends too
+    world.take_in()
+    texts: list[Any] = sorted(m.text for m in world.tracker.history.archived(*KEY))
+    kept = [t for t in sends if t in texts]
+    assert "during-0" not in kept and kept == sends[len(sends) - len(kept) :]  # the newest
+    assert lost_any(world)  # the loss kept

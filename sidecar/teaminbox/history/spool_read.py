@@ -2,7 +2,9 @@
 file, by the file's id, so a later start reads only what is new. And what says whether the
 spool kept a team's sends over a time nobody read its inboxes (server/features/gaps.py):
 when the record hook was first and last seen recording each session's sends, and the times
-a spool file went (rotated away) before it was known to be read to its end."""
+a spool file went (dropped past the spool's cap) before it was known to be read to its end.
+A file the sidecar deletes itself, read through, is forgotten first (`forget_spool_files`):
+no loss."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ class SpoolRead(Store):
         return {str(f): int(o) for f, o in rows}
 
     def save_spool_offsets(self, offsets: Mapping[str, int]) -> None:
-        """The offsets of the files there now; a file gone (rotated away) is forgotten, and
+        """The offsets of the files there now; a file gone (capped away) is forgotten, and
         the time since it was last read is kept as a loss (what it held after that may
         never have been read)."""
         now = time.time()
@@ -45,6 +47,12 @@ class SpoolRead(Store):
             )
 
         self._write(write)
+
+    def forget_spool_files(self, files: Collection[str]) -> None:
+        """These files are read through and about to be deleted: their going is no loss."""
+        rows = [(f,) for f in files]
+        if rows:
+            self._write(lambda: self.db.executemany("DELETE FROM spool_read WHERE file=?", rows))
 
     def saw_spooled(self, sessions: Mapping[str, tuple[float, float]]) -> None:
         """The record hook recorded sends of these sessions between (first, last)."""

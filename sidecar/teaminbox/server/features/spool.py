@@ -9,6 +9,9 @@ transcript's send is (activity/recover.py: `History.archive_missing`, `recovered
 twice, never over what the history holds under that id). A send whose team is not known
 yet waits (in memory, and the saved offset stays before it) up to PENDING_SECONDS; a
 line that does not parse, or one the hook cut for size, is skipped and counted in the log.
+A rotated file the history holds to its end is then deleted (`_release`: forgotten in the
+history first, so its going is no loss; a crash in between reads it again, and the
+history archives nothing twice).
 """
 
 from __future__ import annotations
@@ -147,11 +150,22 @@ class SpoolIntake(Feature):
                     if changes:
                         await self.server.apply(functools.partial(_publish, changes))
                     more = got.more
+                    await self._release(tracker)
             except asyncio.CancelledError:
                 raise
             except Exception:  # the next change or start tries again
                 if not self.server.closing:
                     log.exception("taking in the spool %s failed", self.folder)
+
+    async def _release(self, tracker: Tracker) -> None:
+        """Delete the rotated files the history holds to their end."""
+        saved = await self.server.in_state(tracker.history.spool_offsets)
+        done = await self.server.in_pool(functools.partial(spool.read_through, self.folder, saved))
+        if done:
+            await self.server.in_state(
+                functools.partial(tracker.history.forget_spool_files, [f for _, f, _ in done])
+            )
+            await self.server.in_pool(functools.partial(spool.release, self.folder, done))
 
     # --- the state thread ---------------------------------------------------------------
 
@@ -246,4 +260,5 @@ def _publish(changes: list[Change], tracker: Tracker) -> tuple[bool, list[Change
 
 def _interesting(path: str) -> bool:
     """On watchdog's thread: a spool file (a temp file becomes one by a link)."""
-    return os.path.basename(path) in (spool.CURRENT, spool.PREVIOUS)
+    name = os.path.basename(path)
+    return name == spool.CURRENT or spool.is_rotated(name)
