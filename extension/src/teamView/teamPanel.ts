@@ -73,14 +73,9 @@ class TeamPanel implements vscode.Disposable {
     readonly teamId: string,
     private readonly d: TeamViewDeps,
     private readonly onGone: () => void,
-    /** A panel just made (not one restored): its first document waits for `init` unasked. */
-    fresh: boolean,
   ) {
     panel.webview.options = webviewOptions();
     panel.webview.html = html(panel.webview, vscode.Uri.joinPath(TeamViews.extensionUri, 'dist'), teamId);
-    // posted now, VS Code hands it to the view's first document once that has loaded: no
-    // `ready` -> `init` round trip before the first paint (a document loaded again asks)
-    if (fresh) void this.init().catch(e => d.log.warn(`team view: ${errorText(e).text}`));
     this.subs.push(
       panel.webview.onDidReceiveMessage((m: ViewToHost) => {
         void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`));
@@ -398,7 +393,7 @@ export class TeamViews implements vscode.Disposable {
         vscode.ViewColumn.Active,
         webviewOptions(),
       );
-      p = this.attach(panel, id, true);
+      p = this.attach(panel, id);
     }
     if (focus) p.focus(focus);
     return p;
@@ -410,16 +405,10 @@ export class TeamViews implements vscode.Disposable {
     return Promise.resolve();
   }
 
-  private attach(panel: vscode.WebviewPanel, id: string, fresh: boolean): TeamPanel {
-    const p: TeamPanel = new TeamPanel(
-      panel,
-      id,
-      this.d,
-      () => {
-        if (this.panels.get(id) === p) this.panels.delete(id);
-      },
-      fresh,
-    );
+  private attach(panel: vscode.WebviewPanel, id: string): TeamPanel {
+    const p: TeamPanel = new TeamPanel(panel, id, this.d, () => {
+      if (this.panels.get(id) === p) this.panels.delete(id);
+    });
     this.panels.set(id, p);
     return p;
   }
@@ -453,7 +442,7 @@ export class TeamViews implements vscode.Disposable {
             old.panel.reveal();
             return;
           }
-          this.attach(panel, team, false);
+          this.attach(panel, team);
         },
       }),
     ];

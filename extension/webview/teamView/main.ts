@@ -7,7 +7,7 @@ import { isWebLink } from '../../src/teamView/viewProtocol';
 import { drawTasks, showTaskSet, tasksBox } from './board';
 import { composer, showResults } from './composer';
 import { drawTeam, header, membersEl } from './header';
-import { firstLoad, post } from './host';
+import { post } from './host';
 import {
   addMessages,
   askOlder,
@@ -83,4 +83,4 @@ window.addEventListener('message', (e: MessageEvent<HostToView>) => {
   }
 });
 
-if (!firstLoad) post({ type: 'ready' });
+post({ type: 'ready' });
