@@ -10,11 +10,7 @@ declare function acquireVsCodeApi(): {
 const vscode = acquireVsCodeApi();
 export const post = (m: ViewToHost) => vscode.postMessage(m);
 
-const kept = vscode.getState() as Partial<ViewState> | undefined;
-/** The panel's first document: its host posts `init` unasked (a document loaded again, after the
- * panel was hidden or the window reloaded, has the state saved below and asks with `ready`). */
-export const firstLoad = kept === undefined;
-const saved = kept ?? {};
+const saved = (vscode.getState() ?? {}) as Partial<ViewState>;
 export const state: ViewState = {
   team: document.body.dataset.team ?? saved.team ?? '',
   draft: saved.draft ?? '',
