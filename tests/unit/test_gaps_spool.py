@@ -210,16 +210,24 @@ def lost_any(world: World) -> bool:
     return world.tracker.history.spool_lost(0, time.time() + 60, present)
 
 
-def test_rotations_while_nobody_reads_keep_every_send_and_say_no_gap(
+def sends_while_nobody_reads(
     world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[float, list[str]]:
+    """One send taken in, then 100 more in 4 KB files while nobody reads (many rotations)."""
     now = time.time()
     world.hook(now - 120, "before")
     world.take_in()
     monkeypatch.setattr(spool, "MAX_FILE", 4096)
     sends = [f"during-{i}" for i in range(100)]
-    for text in sends:  # while nobody reads: many rotations, under the cap
+    for text in sends:
         world.hook(now - 40, text)
+    return now, sends
+
+
+def test_rotations_while_nobody_reads_keep_every_send_and_say_no_gap(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now, sends = sends_while_nobody_reads(world, monkeypatch)  # under the cap
     rotations = len(world.rotated())
     world.unread_since(now - 60, now - 30)
     assert not world.gap_at_start()
@@ -234,14 +242,8 @@ def test_rotations_while_nobody_reads_keep_every_send_and_say_no_gap(
 def test_the_cap_dropping_an_unread_file_says_the_gap(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    now = time.time()
-    world.hook(now - 120, "before")
-    world.take_in()
-    monkeypatch.setattr(spool, "MAX_FILE", 4096)
     monkeypatch.setattr(spool, "MAX_KEPT", 2)
-    sends = [f"during-{i}" for i in range(100)]
-    for text in sends:
-        world.hook(now - 40, text)
+    now, sends = sends_while_nobody_reads(world, monkeypatch)
     assert len(world.rotated()) == 2
     world.unread_since(now - 60, now - 30)
     assert world.gap_at_start()  # the file read before the stop is gone: its sends too
