@@ -106,6 +106,9 @@ class _Handler(FileSystemEventHandler):
             return
         if len(rec.events) < 200_000:
             rec.events.append((rec._now(), kind, src, dest))
+        if not event.is_directory:
+            with rec._lock:
+                rec.named.update(r for r in (rec._rel(src), rec._rel(dest) if dest else None) if r)
         if kind == "created" and not event.is_directory:
             with contextlib.suppress(OSError):
                 self.held[src] = (os.open(src, os.O_RDONLY), time.monotonic())
@@ -152,6 +155,7 @@ class Recorder:
         self.polls = 0
         self.watch_error: str | None = None
         self.events: list[tuple[float, str, str, str]] = []  # watchdog's, for debugging
+        self.named: set[str] = set()  # every file path watchdog's events named
 
     # -- lifecycle
 
@@ -306,6 +310,12 @@ class Recorder:
         """Recorded file paths (relative to ~/.claude) matching a glob, sorted."""
         with self._lock:
             return sorted(p for p in self.files if fnmatchcase(p, pattern))
+
+    def named_paths(self, pattern: str = "*") -> list[str]:
+        """Every path (relative to ~/.claude) a recorded version or a watchdog event named,
+        sorted. A temp file renamed away before the recorder could read it is only here."""
+        with self._lock:
+            return sorted(p for p in self.files.keys() | self.named if fnmatchcase(p, pattern))
 
     def dir_paths(self, pattern: str = "*") -> list[str]:
         with self._lock:
