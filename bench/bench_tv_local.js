@@ -63,7 +63,7 @@ const team = { id: 'big', name: 'big', ended: false, leadAlive: true, formatLabe
             { name: 'researcher', lead: false, you: false, left: false, state: '', color: 'blue', why: '', task: '', lastActive: 0, lastWords: '', tokens: null, cost: null }],
   defaultTo: 'team-lead', taskStatuses: null };
 window.acquireVsCodeApi = () => ({ getState: () => undefined, setState() {}, postMessage(m) {
-  if (m.type === 'ready') { sent = 50; window.__initAt = performance.now(); toView({ type: 'init', team, messages: ALL.slice(0, 50), hasOlder: true, tasks: [], tasksNote: 'No tasks yet.', focus: '' }); }
+  if (m.type === 'ready') { sent = 50; window.__initAt = performance.now(); toView({ type: 'init', gen: 1, team, messages: ALL.slice(0, 50), hasOlder: true, tasks: [], tasksNote: 'No tasks yet.', focus: '' }); }
   else if (m.type === 'older') {
     const n = first ? 150 : 200, d = first ? 0 : ${delay};
     first = false;

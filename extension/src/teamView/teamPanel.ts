@@ -67,15 +67,28 @@ class TeamPanel implements vscode.Disposable {
   /** The team's changed files (teamInbox/changes, newest first), fetched again when a member's count moves. */
   private changes: FileChange[] = [];
   private changesAt = '';
+  /** Each `init` numbered: the view draws one number once. */
+  private gen = 0;
+  /** The last `init` posted, while nothing else has been posted after it: the answer to a `ready`. */
+  private lastInit: HostToView | undefined;
+  /** The `init` being made (it never rejects: what fails is logged). */
+  private initing: Promise<void> | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
     readonly teamId: string,
     private readonly d: TeamViewDeps,
     private readonly onGone: () => void,
+    /** A panel just made (not one restored). */
+    fresh: boolean,
   ) {
     panel.webview.options = webviewOptions();
     panel.webview.html = html(panel.webview, vscode.Uri.joinPath(TeamViews.extensionUri, 'dist'), teamId);
+    // a new panel's init is made at once, beside its document's load: VS Code hands it over when
+    // that has loaded, with no ready -> init round trip before the first paint. The view asks
+    // anyway; the answer is this init again (drawn once), so one lost on the way costs no more
+    // than the round trip.
+    if (fresh) this.startInit();
     this.subs.push(
       panel.webview.onDidReceiveMessage((m: ViewToHost) => {
         void this.receive(m).catch(e => d.log.warn(`team view: ${errorText(e).text}`));
@@ -95,7 +108,20 @@ class TeamPanel implements vscode.Disposable {
   }
 
   private post(m: HostToView): void {
+    this.lastInit = m.type === 'init' ? m : undefined;
     void this.panel.webview.postMessage(m);
+  }
+
+  private startInit(): Promise<void> {
+    this.initing = this.init().catch(e => this.d.log.warn(`team view: ${errorText(e).text}`));
+    return this.initing;
+  }
+
+  /** A document asks: the init on its way or just posted, if nothing has followed it; else a new one. */
+  private async onReady(): Promise<void> {
+    await this.initing;
+    if (this.lastInit) this.post(this.lastInit);
+    else await this.startInit();
   }
 
   private team(): Team | undefined {
@@ -105,7 +131,7 @@ class TeamPanel implements vscode.Disposable {
   private async receive(m: ViewToHost): Promise<void> {
     switch (m.type) {
       case 'ready':
-        return this.init();
+        return this.onReady();
       case 'older':
         return this.older();
       case 'send':
@@ -158,6 +184,7 @@ class TeamPanel implements vscode.Disposable {
     this.teamJson = JSON.stringify(vt);
     this.post({
       type: 'init',
+      gen: ++this.gen,
       team: vt,
       messages,
       hasOlder: this.rest.length > 0 || this.moreInSidecar,
@@ -393,7 +420,7 @@ export class TeamViews implements vscode.Disposable {
         vscode.ViewColumn.Active,
         webviewOptions(),
       );
-      p = this.attach(panel, id);
+      p = this.attach(panel, id, true);
     }
     if (focus) p.focus(focus);
     return p;
@@ -405,10 +432,11 @@ export class TeamViews implements vscode.Disposable {
     return Promise.resolve();
   }
 
-  private attach(panel: vscode.WebviewPanel, id: string): TeamPanel {
-    const p: TeamPanel = new TeamPanel(panel, id, this.d, () => {
+  private attach(panel: vscode.WebviewPanel, id: string, fresh: boolean): TeamPanel {
+    const onGone = () => {
       if (this.panels.get(id) === p) this.panels.delete(id);
-    });
+    };
+    const p: TeamPanel = new TeamPanel(panel, id, this.d, onGone, fresh);
     this.panels.set(id, p);
     return p;
   }
@@ -442,7 +470,7 @@ export class TeamViews implements vscode.Disposable {
             old.panel.reveal();
             return;
           }
-          this.attach(panel, team);
+          this.attach(panel, team, false);
         },
       }),
     ];

@@ -127,6 +127,8 @@ export interface ViewState {
 export type HostToView =
   | {
       type: 'init';
+      /** the panel's count of inits: the same one posted again (the answer to `ready`) is drawn once */
+      gen: number;
       team: ViewTeam;
       messages: ViewMessage[];
       hasOlder: boolean;

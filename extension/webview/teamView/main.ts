@@ -40,10 +40,14 @@ document.addEventListener('keydown', e => {
   }
 });
 
+/** The host's last init drawn: the same one again (its answer to `ready`) changes nothing. */
+let drawn = 0;
 window.addEventListener('message', (e: MessageEvent<HostToView>) => {
   const m = e.data;
   switch (m.type) {
     case 'init':
+      if (m.gen === drawn) break;
+      drawn = m.gen;
       clearThread();
       drawTeam(m.team);
       setHasOlder(m.hasOlder);
