@@ -44,6 +44,7 @@ import asyncio
 import json
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -58,6 +59,18 @@ from ui_bench.report_tree import SECTION, render
 from ui_bench.teamview import bench_teamview
 from ui_bench.tree import bench_fresh, bench_rows
 from ui_bench.writes import bench_writes
+
+
+def port_taken(port: int) -> bool:
+    """Something listens on the port (a code-server a killed bench left: it would be driven
+    instead of the build under test)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
 
 
 async def main() -> None:
@@ -108,6 +121,11 @@ async def main() -> None:
         help="(c) a Chrome trace of the scroll: threads' busy time, main-thread events, functions",
     )
     args = ap.parse_args()
+    if port_taken(args.port):
+        raise SystemExit(
+            f"port {args.port} is taken (a code-server a killed bench left? `ss -ltnp | grep "
+            f"{args.port}`): stop it, or pass --port"
+        )
     t = tools()
     base = Path(tempfile.mkdtemp(prefix="teaminbox-bench-ui-"))
     t0 = time.perf_counter()

@@ -41,19 +41,31 @@ def machine() -> str:
 
     import watchdog.version  # noqa: PLC0415
 
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "sidecar"], cwd=REPO, capture_output=True, text=True
-    ).stdout.strip()
     return (
         f"{cpu}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, Linux {platform.release()} ({osr});"
         f" temp folder on {fs[0]} {fs[1]}; Python {platform.python_version()},"
         f" pygls {version('pygls')}, watchdog {watchdog.version.VERSION_STRING},"
-        f" orjson {version('orjson')}; sidecar at {commit}"
-        + (" (with uncommitted sidecar changes)" if dirty else "")
+        f" orjson {version('orjson')}; {sidecar_build()}"
     )
+
+
+def sidecar_build() -> str:
+    """Where the sidecar the bench runs comes from: the commit of the tree `teaminbox` is
+    imported from (PYTHONPATH may name another build than this work tree)."""
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.find_spec("teaminbox")
+    where = Path(spec.origin).parent if spec and spec.origin else REPO / "sidecar"
+
+    def git(*a: str) -> str:
+        r = subprocess.run(["git", "-C", str(where), *a], capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD")
+    if not commit:
+        return f"sidecar from {where} (no git tree)"
+    dirty = git("status", "--porcelain", ".")
+    return f"sidecar at {commit}" + (" (with uncommitted sidecar changes)" if dirty else "")
 
 
 _TAG = re.compile(r"\s*\([^()]*\bissue\b[^()]*\)\s*$")

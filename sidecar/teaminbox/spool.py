@@ -175,9 +175,13 @@ def is_rotated(name: str) -> bool:
         and len(stamp) == 20
         and stamp.isascii()
         and stamp.isdigit()
-        and 0 < len(fid) <= 32
-        and all(c in "0123456789abcdef" for c in fid)
+        and _is_id(fid)
     )
+
+
+def _is_id(fid: str) -> bool:
+    """A file id fit for a rotated name: 1-32 lowercase hex digits."""
+    return 0 < len(fid) <= 32 and all(c in "0123456789abcdef" for c in fid)
 
 
 def rotated(spool: str) -> list[str]:
@@ -236,7 +240,7 @@ def _id_of(path: str) -> str:
             fid = file_id(os.pread(fd, MAX_HEADER + 1, 0))
         finally:
             os.close(fd)
-    if fid and len(fid) <= 32 and all(c in "0123456789abcdef" for c in fid):
+    if fid and _is_id(fid):
         return fid
     return os.urandom(8).hex()
 

@@ -188,11 +188,16 @@ function linkAnswers(v: ViewMessage): void {
 
 /** The host's first messages (oldest first) into an empty thread: put in as spacers, then each
  * page drawn once, its bodies in one parse (not a parse a message, nor drawn again by a filter). */
-export function firstMessages(list: ViewMessage[]): void {
+/** Into spacers: the window draws the pages it reaches, not the whole list in this task. */
+function addAsSpacers(list: ViewMessage[]): void {
   asSpacers(() => {
     for (const v of list) upsert(v);
   });
   thread.dataset.messages = String(order.length);
+}
+
+export function firstMessages(list: ViewMessage[]): void {
+  addAsSpacers(list);
   for (const p of pages) drawPage(p);
 }
 
@@ -211,11 +216,7 @@ export function addMessages(list: ViewMessage[], live: boolean): void {
 
 export function prependOlder(list: ViewMessage[]): void {
   const fromBottom = thread.scrollHeight - thread.scrollTop;
-  // into spacers: the window draws the pages it reaches, not the whole answer in this task
-  asSpacers(() => {
-    for (const v of list) upsert(v);
-  });
-  thread.dataset.messages = String(order.length);
+  addAsSpacers(list);
   // the line at the top moved up by the page: whether it is still in reach is the observer's
   // word again (the scroll below must not ask for a page more on the flag from before it)
   olderNear = false;
