@@ -7,20 +7,26 @@ const path = require('path');
 
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
-// markdown-it's `entities` (the HTML name tables, ~70 KB) replaced by the names agents write
-// (extension/webview/teamView/entities.ts): the view's script is what it fetches and parses first
-const webviewAlias = { entities: './extension/webview/teamView/entities.ts' };
 
 async function main() {
   if (tests) {
     const dir = path.join(__dirname, 'extension', 'test');
-    const entryPoints = fs.readdirSync(dir).filter(f => f.endsWith('.test.ts')).map(f => path.join(dir, f));
+    const entryPoints = fs
+      .readdirSync(dir)
+      .filter(f => f.endsWith('.test.ts'))
+      .map(f => path.join(dir, f));
     fs.rmSync('dist-test', { recursive: true, force: true });
     await esbuild.build({
-      entryPoints, bundle: true, platform: 'node', format: 'cjs', target: 'node18',
-      outdir: 'dist-test', sourcemap: 'inline', logLevel: 'warning',
+      entryPoints,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node18',
+      outdir: 'dist-test',
+      sourcemap: 'inline',
+      logLevel: 'warning',
       // a module that imports vscode gets the tests' stand-in (l10n, MarkdownString)
-      alias: { ...webviewAlias, vscode: './extension/test/vscodeStub.ts' },
+      alias: { vscode: './extension/test/vscodeStub.ts' },
     });
     return;
   }
@@ -38,17 +44,22 @@ async function main() {
   });
   // the team view's webview: its own bundle for the browser, script and styles (dist/teamView.*)
   await esbuild.build({
-    entryPoints: [{ in: 'extension/webview/teamView/main.ts', out: 'teamView' }, { in: 'extension/webview/teamView/styles.css', out: 'teamView' }],
+    entryPoints: [
+      { in: 'extension/webview/teamView/main.ts', out: 'teamView' },
+      { in: 'extension/webview/teamView/styles.css', out: 'teamView' },
+    ],
     bundle: true,
     platform: 'browser',
     format: 'iife',
     target: 'es2020',
     outdir: 'dist',
-    alias: webviewAlias,
     minify: production,
     sourcemap: false,
     logLevel: 'warning',
   });
 }
 
-main().catch(e => { console.error(e); process.exit(1); });
+main().catch(e => {
+  console.error(e);
+  process.exit(1);
+});

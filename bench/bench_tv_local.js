@@ -14,6 +14,8 @@ const fs = require('fs');
 const path = require('path');
 const { endTrace, scrollEvents } = require('./cdp_trace');
 const { launchChromium } = require('../tests/extension/chromium');
+// the bodies' HTML as the extension host makes it (extension/src/teamView/markdown.ts's options)
+const md = new (require('markdown-it'))({ html: false, linkify: true, typographer: false, breaks: true });
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -45,7 +47,7 @@ function messages(n) {
     const from = { 'team-lead': 'researcher', researcher: 'team-lead', user: 'team-lead' }[inbox];
     const t = now - (n - i) * 60000;
     out.push({ key: `${inbox}/${i}`, from, to: inbox, color: 'blue', time: t, exact: new Date(t).toLocaleString(),
-      delivery: 'read', seen: true, members: [from, inbox], kind: 'message', text, preview: text.slice(0, 120), card: null });
+      delivery: 'read', seen: true, members: [from, inbox], kind: 'message', text, html: md.render(text), preview: text.slice(0, 120), card: null });
   }
   return out.reverse();
 }
@@ -54,14 +56,13 @@ function page(total, delay) {
   return `<!DOCTYPE html><html><head><meta charset="utf-8"><link rel="stylesheet" href="teamView.css">
 <style>:root{--vscode-font-family:sans-serif;--vscode-font-size:13px;--vscode-foreground:#ccc;--vscode-editor-background:#1e1e1e;--vscode-descriptionForeground:#999;--vscode-panel-border:#444}</style>
 </head><body data-team="big"><div id="app"></div><script>
-const WORDS = ${JSON.stringify(WORDS)};
-const ALL = (${messages.toString()})(${total});
+const ALL = ${JSON.stringify(messages(total))};
 let sent = 0, first = true;
 const toView = m => window.postMessage(m, '*');
-const team = { id: 'big', name: 'big', ended: false, leadAlive: true, formatLabel: '', project: '', tokens: null, cost: null,
-  members: [{ name: 'team-lead', lead: true, you: false, left: false, state: '', color: null, why: '', task: '', lastActive: 0, lastWords: '', tokens: null, cost: null },
-            { name: 'researcher', lead: false, you: false, left: false, state: '', color: 'blue', why: '', task: '', lastActive: 0, lastWords: '', tokens: null, cost: null }],
-  defaultTo: 'team-lead', taskStatuses: null };
+const mem = (name, lead, color) => ({ name, inbox: name, color, lead, you: false, state: 'idle', why: '', task: '', lastActive: null,
+  lastWords: '', doing: '', doingSince: null, tokens: null, cost: null, contextUsed: null, contextWindow: null, left: false, changes: [], moreChanges: 0 });
+const team = { id: 'big', name: 'big', formatLabel: 'Claude', taskStatuses: ['pending', 'in_progress', 'completed'], project: '', ended: false,
+  leadAlive: true, tokens: null, cost: null, budget: null, members: [mem('team-lead', true, null), mem('researcher', false, 'blue')], defaultTo: 'team-lead' };
 window.acquireVsCodeApi = () => ({ getState: () => undefined, setState() {}, postMessage(m) {
   if (m.type === 'ready') { sent = 50; window.__initAt = performance.now(); toView({ type: 'init', gen: 1, team, messages: ALL.slice(0, 50), hasOlder: true, tasks: [], tasksNote: 'No tasks yet.', focus: '' }); }
   else if (m.type === 'older') {

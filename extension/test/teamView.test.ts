@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderMarkdown } from '../webview/teamView/markdown';
+import { renderMarkdown } from '../src/teamView/markdown';
 import { frameCard, tasksNote, viewMessage, viewTeam } from '../src/teamView/viewModel';
 import { recipientResult } from '../src/teamView/recipientResult';
 import { CHANGES_SHOWN, doingLine, isWebLink } from '../src/teamView/viewProtocol';
@@ -26,16 +26,26 @@ test('markdown: no HTML, no script, no image, no command: or javascript: link', 
   assert.match(out, /<strong>bold<\/strong>/);
 });
 
-test('markdown: named references from the small table (esbuild aliases entities); still never a tag', () => {
+test('markdown: named references decoded (the whole table); still never a tag', () => {
   const out = renderMarkdown(
-    'a &amp; b &copy; &mdash; &lt;script&gt;x&lt;/script&gt; &madeup; &#169; [l](https://e.com/?a=1&amp;b=2)',
+    'a &amp; b &copy; &mdash; &hellip; &lt;script&gt;x&lt;/script&gt; &madeup; &#169; [l](https://e.com/?a=1&amp;b=2)',
   );
-  assert.match(out, /a &amp; b © — /, 'common names decoded');
+  assert.match(out, /a &amp; b © — … /, 'names decoded');
   assert.match(out, /&lt;script&gt;x&lt;\/script&gt;/, 'a decoded &lt; is escaped again: text, not a tag');
   assert.doesNotMatch(out, /<script/);
   assert.match(out, /&amp;madeup;/, 'an unknown name stays as written');
   assert.match(out, / © /, "numeric references: markdown-it's own");
   assert.match(out, /data-href="https:\/\/e.com\/\?a=1&amp;b=2"/);
+});
+
+test("viewMessage: the body's HTML made by the host (markdown-it, HTML off); none for a gap", () => {
+  const plain = viewMessage(msg({ text: '**done** <img src=x onerror=alert(1)>' }), team());
+  assert.equal(plain.html, renderMarkdown(plain.text));
+  assert.match(plain.html, /<strong>done<\/strong> &lt;img/);
+  assert.doesNotMatch(plain.html, /<img/);
+  const gap = viewMessage(msg({ gap: { start: 1, end: 4 }, text: 'not read for 3 s' }), team());
+  assert.equal(gap.kind, 'gap');
+  assert.equal(gap.html, '');
 });
 
 test('isWebLink: http(s) only', () => {

@@ -377,7 +377,7 @@ test('UI: the whole history by scrolling up, a page at a time from the sidecar; 
     await f.evaluate(() => { document.querySelector('.thread').scrollTop = 0; });
     await poll('the oldest again', async () => (await domKeys())[0] === 0);
     assert.ok((await domKeys()).length <= 300);
-    // drawn again from memory (markdown-it's HTML from the view's cache): the same markup as fresh
+    // drawn again from memory (the host's markdown-it HTML the view keeps): the same markup as fresh
     const again = await markup();
     const both = Object.keys(fresh).filter(k => k in again);
     assert.ok(both.length >= 50, `the oldest page drawn both times: ${both.length}`);

@@ -6,6 +6,7 @@ import { convKey, deliveryState } from '../conversation';
 import { formatName, stepText } from '../treeRows';
 import { CHANGES_SHOWN, TASK_STATUSES } from './viewProtocol';
 import { budgetFor } from '../budgets';
+import { renderMarkdown } from './markdown';
 import type { FrameCard, ViewMember, ViewMessage, ViewTask, ViewTeam } from './viewProtocol';
 
 function tokenSum(
@@ -100,6 +101,8 @@ export function viewMessage(msg: Message, team?: Team): ViewMessage {
   const from = senderName(msg);
   const to = nameOfInbox(team, msg.inbox);
   const t = Date.parse(msg.timestamp);
+  const text = card ? '' : (msg.text ?? '');
+  const body = msg.gap ? '' : card ? card.body : text;
   return {
     key: convKey(msg),
     from,
@@ -111,7 +114,8 @@ export function viewMessage(msg: Message, team?: Team): ViewMessage {
     seen: msg.seen,
     members: [...new Set([from, to])],
     kind: msg.gap ? 'gap' : card ? 'frame' : 'message',
-    text: card ? '' : (msg.text ?? ''),
+    text,
+    html: body ? renderMarkdown(body) : '',
     preview: messagePreview(msg, 120),
     card,
   };

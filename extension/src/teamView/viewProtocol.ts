@@ -90,8 +90,11 @@ export interface ViewMessage {
   members: string[];
   /** message | frame | gap (a time Team Inbox did not read the inbox: `text` says so, plain) */
   kind: 'message' | 'frame' | 'gap';
-  /** markdown source (rendered inert in the webview); empty for frames */
+  /** markdown source (what search matches); empty for frames */
   text: string;
+  /** the body as markdown-it's HTML (markdown.ts: HTML off, so every tag an agent wrote is
+   * escaped text): the text's, or the card's body's; empty for a gap and a card without body */
+  html: string;
   /** the one-line description (render.ts) */
   preview: string;
   card: FrameCard | null;

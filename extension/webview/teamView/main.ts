@@ -1,7 +1,7 @@
 // The team view's webview, its entry: the parts laid out, the host's messages handed to them, and
 // links. It renders what the host posts (viewProtocol.ts) and applies each delta in place. Agent
-// text goes in as textContent, or as markdown-it's escaped HTML (markdown.ts, parsed in an inert
-// template); never as HTML of its own.
+// text goes in as textContent, or as markdown-it's escaped HTML (the host's src/teamView/markdown.ts,
+// parsed in an inert template: bodies.ts); never as HTML of its own.
 import type { HostToView } from '../../src/teamView/viewProtocol';
 import { isWebLink } from '../../src/teamView/viewProtocol';
 import { drawTasks, showTaskSet, tasksBox } from './board';

@@ -4,7 +4,7 @@
 import type { ViewMessage } from '../../src/teamView/viewProtocol';
 import { relativeTime } from '../../src/render';
 import { colorClass, h } from './dom';
-import { mdBodies } from './markdownCache';
+import { mdBodies } from './bodies';
 
 const FOLD_CHARS = 800,
   FOLD_LINES = 14;

@@ -10,7 +10,7 @@
 import type { ViewMessage } from '../../src/teamView/viewProtocol';
 import { h } from './dom';
 import { hiddenByFilter } from './filter';
-import { clearMarkdownCache, mdBodies } from './markdownCache';
+import { mdBodies } from './bodies';
 import { messageEl } from './message';
 
 /** Messages per page of the thread: what is drawn or dropped at once. */
@@ -207,7 +207,6 @@ export function clearPages(): void {
   }
   near.clear();
   builds.clear();
-  clearMarkdownCache();
   pagesEl.replaceChildren();
   pages.length = 0;
   pageOf.clear();
