@@ -4,14 +4,17 @@
 // would tell its writer when the message was read). Made here in the extension host, not in the
 // view: the view's page loads and starts without markdown-it (its first paint waits on that), and
 // a new panel's first messages are made while its page loads.
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import { isWebLink } from './viewProtocol';
 
 let md: MarkdownIt | undefined;
-/** Made for the first message shown (linkify's patterns are built then), not at activation. */
+/** Loaded and made for the first message shown, not at activation (the bundle runs markdown-it's
+ * modules, ~150 KB with the named references' table, only when first required). */
 function parser(): MarkdownIt {
   if (md) return md;
-  const m = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: true });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const Md = require('markdown-it') as typeof MarkdownIt;
+  const m = new Md({ html: false, linkify: true, typographer: false, breaks: true });
   m.validateLink = (url: string) => isWebLink(url);
   m.renderer.rules.image = (tokens, idx) => {
     const alt = tokens[idx].children?.map(t => t.content).join('') || tokens[idx].content;
