@@ -363,7 +363,12 @@ async def run_five(base: Path, mb: int, seconds: float, on: bool, seed: int) -> 
     folder = base / f"five-{'on' if on else 'off'}-{seed}"
     home, files = make_five(folder, mb, seed)
     c, _ = await start_server(home, on)
-    out: dict[str, Any] = {"on": on, "first_ms": c.first_teams_ms, "load": os.getloadavg()[0]}
+    out: dict[str, Any] = {
+        "on": on,
+        "first_ms": c.first_teams_ms,
+        "answer_ms": c.first_teams_ms - c.initialize_ms,
+        "load": os.getloadavg()[0],
+    }
     await asyncio.sleep(3)  # the first read of the transcripts done
     handles = [open(p, "ab") for p, _ in files]  # noqa: SIM115
     try:
@@ -414,7 +419,8 @@ async def main_five(args: Any) -> None:
                 print(
                     f"pair {rep + 1} readTranscripts={'on' if on else 'off'}: CPU"
                     f" {r['cpu_pct']:.2f} % of a core ({r['rows']} rows), first answer"
-                    f" {r['first_ms']:.0f} ms, load {r['load']:.1f}",
+                    f" {r['first_ms']:.0f} ms (after `initialize` answered {r['answer_ms']:.1f}),"
+                    f" load {r['load']:.1f}",
                     flush=True,
                 )
     finally:
@@ -422,12 +428,15 @@ async def main_five(args: Any) -> None:
     on = [r for r in runs if r["on"]]
     off = [r for r in runs if not r["on"]]
     ratio = [a["first_ms"] / b["first_ms"] for a, b in zip(on, off, strict=True)]
+    slower = sum(a["answer_ms"] > b["answer_ms"] for a, b in zip(on, off, strict=True))
     print(
         f"five teammates, a row each 50 ms, {args.pairs} pairs: CPU on {med(on, 'cpu_pct'):.2f} %"
         f" vs off {med(off, 'cpu_pct'):.2f} % (the following costs"
         f" {med(on, 'cpu_pct') - med(off, 'cpu_pct'):.2f} % of a core); first answer on"
         f" {med(on, 'first_ms'):.0f} ms vs off {med(off, 'first_ms'):.0f} ms, paired ratio median"
-        f" {statistics.median(ratio):.2f} ({', '.join(f'{x:.2f}' for x in ratio)}); load"
+        f" {statistics.median(ratio):.2f} ({', '.join(f'{x:.2f}' for x in ratio)}); from"
+        f" `initialize` answered to the first answer on {med(on, 'answer_ms'):.1f} ms vs off"
+        f" {med(off, 'answer_ms'):.1f} ms, on slower in {slower} of {len(on)} pairs; load"
         f" {min(r['load'] for r in runs):.1f}-{max(r['load'] for r in runs):.1f}; {machine()}",
         flush=True,
     )
