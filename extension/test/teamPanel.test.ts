@@ -9,7 +9,7 @@ import { msg, team } from './fixtures';
 // is posted without waiting for the view to ask, and the view's `ready` is answered with that same
 // init (the view draws one `gen` once) or, when something followed it, a new one.
 
-type Posted = { type: string; gen?: number; messages?: unknown[] };
+type Posted = { type: string; gen?: number };
 
 function deps(t: Team, conversation: () => Promise<readonly Message[]>) {
   const logged: string[] = [];
@@ -32,7 +32,7 @@ function deps(t: Team, conversation: () => Promise<readonly Message[]>) {
 const settle = () => new Promise(r => setTimeout(r, 0));
 const posts = (p: FakePanel) => p.posted as Posted[];
 /** More than the first paint's 25: the view's first `older` is answered from what the host holds. */
-const the = (t: Team) => ({ convo: Array.from({ length: 30 }, (_, i) => msg({ id: `m${i}`, team: t.id })) });
+const conversationOf = (t: Team) => Array.from({ length: 30 }, (_, i) => msg({ id: `m${i}`, team: t.id }));
 
 function open(t: Team, conversation: () => Promise<readonly Message[]>) {
   const { d, logged } = deps(t, conversation);
@@ -46,7 +46,7 @@ function open(t: Team, conversation: () => Promise<readonly Message[]>) {
 
 test('team view host: a new panel posts its init before the view asks; ready gets the same init again', async () => {
   const t = team();
-  const { convo } = the(t);
+  const convo = conversationOf(t);
   const { panel, logged } = open(t, async () => convo);
   await settle();
   assert.deepEqual(
@@ -69,7 +69,7 @@ test('team view host: a new panel posts its init before the view asks; ready get
 
 test('team view host: ready while the first init is still being made waits for it, then gets it again', async () => {
   const t = team();
-  const { convo } = the(t);
+  const convo = conversationOf(t);
   let release!: () => void;
   const gate = new Promise<void>(r => (release = r));
   const { panel } = open(t, async () => {
@@ -92,7 +92,7 @@ test('team view host: ready while the first init is still being made waits for i
 
 test('team view host: anything posted after the init: ready gets a new one (a lost init)', async () => {
   const t = team();
-  const { convo } = the(t);
+  const convo = conversationOf(t);
   const { panel } = open(t, async () => convo);
   await settle();
   panel.receive({ type: 'older' }); // the view's first ask after its paint: an answer follows the init
@@ -115,7 +115,7 @@ test('team view host: anything posted after the init: ready gets a new one (a lo
 
 test('team view host: a panel restored by the serializer posts nothing until its view asks', async () => {
   const t = team();
-  const { convo } = the(t);
+  const convo = conversationOf(t);
   const { d } = deps(t, async () => convo);
   new TeamViews({ path: '/ext' } as never, d).register();
   const panel = new FakePanel('Team: alpha');

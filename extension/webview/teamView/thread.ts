@@ -186,8 +186,6 @@ function linkAnswers(v: ViewMessage): void {
   }
 }
 
-/** The host's first messages (oldest first) into an empty thread: put in as spacers, then each
- * page drawn once, its bodies in one parse (not a parse a message, nor drawn again by a filter). */
 /** Into spacers: the window draws the pages it reaches, not the whole list in this task. */
 function addAsSpacers(list: ViewMessage[]): void {
   asSpacers(() => {
@@ -196,6 +194,8 @@ function addAsSpacers(list: ViewMessage[]): void {
   thread.dataset.messages = String(order.length);
 }
 
+/** The host's first messages (oldest first) into an empty thread: put in as spacers, then each
+ * page drawn once, its bodies in one parse (not a parse a message, nor drawn again by a filter). */
 export function firstMessages(list: ViewMessage[]): void {
   addAsSpacers(list);
   for (const p of pages) drawPage(p);

@@ -74,21 +74,21 @@ class Teams(Store):
         """Mark the teams `_gone` finds as ended, and their messages as gone (no file holds
         them now: a team that went while no sidecar ran left them as last seen); returns
         the newly ended."""
-        gone = [(k,) for k, _, _ in self._gone(live)]
+        gone = [k for k, _, _ in self._gone(live)]
         if gone:
             now = time.time()
 
             def write() -> None:
                 self.db.executemany(
-                    "UPDATE teams SET ended_at=? WHERE id=?", [(now, k) for (k,) in gone]
+                    "UPDATE teams SET ended_at=? WHERE id=?", [(now, k) for k in gone]
                 )
                 self.db.executemany(
                     "UPDATE messages SET gone_at=? WHERE team=? AND gone_at IS NULL",
-                    [(now, k) for (k,) in gone],
+                    [(now, k) for k in gone],
                 )
 
             self._write(write)
-        return [_unkey(k) for (k,) in gone]
+        return [_unkey(k) for k in gone]
 
     def _unmarked(self) -> list[tuple[str | bytes, bytes, float]]:
         """The teams `end_teams` would end, for a history read only (a command that only
